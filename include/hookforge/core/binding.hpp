@@ -1,0 +1,144 @@
+// hookforge/core/binding.hpp — a hook's declared bindings: which method fires at which points.
+//
+//   struct GradientNormLogger {
+//     void log_grad_norm(auto& ctx);
+//     static constexpr auto bindings = hookforge::bindings(
+//         HOOKFORGE_HOOKS_INTO(log_grad_norm, points::on_post_backward,
+//                              points::on_post_d_backward, points::on_post_g_backward));
+//   };
+//
+// `bindings` is a Boost.Hana tuple of `binding<Method, Invoker, Points...>`
+// values; everything about it is in its type. A method that appears in no
+// binding is not a handler, whatever its name.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <boost/hana/tuple.hpp>
+
+#include "hookforge/core/fixed_string.hpp"
+#include "hookforge/core/point.hpp"
+
+namespace hookforge {
+
+/// Method `Method` of a hook, called through `Invoker{}(hook, ctx)`, fired at `Points...`.
+/// No points means the binding is disabled (see `rebind`).
+template <fixed_string Method, class Invoker, point... Points>
+struct binding {
+  static constexpr auto method_name = Method;  // as a template argument
+  static constexpr std::string_view method = Method;
+  using invoker = Invoker;
+  using points = point_list<Points...>;
+};
+
+/// The compile-time tuple a hook stores in `static constexpr auto bindings`.
+template <class... Bindings>
+constexpr auto bindings(Bindings... b) {
+  return boost::hana::make_tuple(b...);
+}
+
+namespace detail {
+
+template <class... T>
+struct type_list {
+  static constexpr std::size_t size = sizeof...(T);
+};
+
+template <std::size_t I, class List>
+struct at;
+template <std::size_t I, class... T>
+struct at<I, type_list<T...>> {
+  using type = std::tuple_element_t<I, std::tuple<T...>>;
+};
+template <std::size_t I, class List>
+using at_t = typename at<I, List>::type;
+
+template <class Tuple>
+struct to_type_list {
+  using type = type_list<>;
+};
+template <class... B>
+struct to_type_list<boost::hana::tuple<B...>> {
+  using type = type_list<B...>;
+};
+
+template <fixed_string Method, point... Points, class Invoker>
+constexpr auto make_binding(Invoker) {
+  static_assert(std::is_empty_v<Invoker>,
+                "hookforge: a binding's invoker must not capture anything");
+  return binding<Method, Invoker, Points...>{};
+}
+
+}  // namespace detail
+
+namespace detail {
+template <class H>
+constexpr auto bindings_value() {
+  if constexpr (requires { H::bindings; })
+    return H::bindings;
+  else
+    return boost::hana::make_tuple();
+}
+}  // namespace detail
+
+/// The bindings of hook type H as a type list (empty when H declares none).
+template <class H>
+using bindings_of =
+    typename detail::to_type_list<std::remove_cvref_t<decltype(detail::bindings_value<H>())>>::type;
+
+namespace detail {
+/// Does H have a handler called `Method`?
+template <class H, fixed_string Method>
+constexpr bool has_handler_named() {
+  return []<class... B>(type_list<B...>) {
+    return ((B::method == Method.view()) || ...);
+  }(bindings_of<H>{});
+}
+}  // namespace detail
+
+/// Does H declare at least one binding?
+template <class H>
+inline constexpr bool has_bindings = bindings_of<H>::size > 0;
+
+/// One (method, point) pair of a hook's bindings.
+struct method_point {
+  std::string_view method;
+  std::string_view point;
+  constexpr bool operator==(const method_point&) const = default;
+};
+
+namespace detail {
+template <class... B>
+constexpr auto list_bindings(type_list<B...>) {
+  constexpr std::size_t n = (B::points::size + ... + 0);
+  std::array<method_point, n> out{};
+  std::size_t i = 0;
+  auto add = [&]<class Bi>(std::type_identity<Bi>) {
+    for (auto p : Bi::points::names) out[i++] = {Bi::method, p};
+  };
+  (add(std::type_identity<B>{}), ...);
+  return out;
+}
+}  // namespace detail
+
+/// Where H's handlers bind, as (method, point) pairs: `constexpr` and exact.
+template <class H>
+constexpr auto list_bindings() {
+  return detail::list_bindings(bindings_of<H>{});
+}
+
+}  // namespace hookforge
+
+/// A binding of the hook's method `method` to one or several points.
+/// Declare the handler's return type (e.g. `void`) so a mismatched context is
+/// reported by hookforge's check rather than deep inside the handler.
+#define HOOKFORGE_HOOKS_INTO(method, ...)                                  \
+  ::hookforge::detail::make_binding<#method, __VA_ARGS__>(                 \
+      [](auto& hookforge_self, auto& hookforge_ctx)                        \
+          -> decltype(hookforge_self.method(hookforge_ctx)) {              \
+        return hookforge_self.method(hookforge_ctx);                       \
+      })

@@ -1,0 +1,240 @@
+// hookforge/core/hook_pack.hpp — the hooks attached to one runner, and dispatch.
+//
+// A runner keeps its hooks in a `hook_pack<Runner, Hooks...>` member and fires
+// a point with `hooks.fire<points::on_post_step>(ctx)`:
+//
+//   template <class... Hooks>
+//   class AttackRunner {
+//    public:
+//     using hook_points = hookforge::point_list<on_pre_attack, on_post_attack>;
+//     struct Ctx { int step = 0; double strength = 0.1; };
+//     explicit AttackRunner(Hooks... hooks) : hooks_(std::move(hooks)...) {}
+//     void attack(Ctx& ctx) { hooks_.template fire<on_pre_attack>(ctx); ... }
+//    private:
+//     hookforge::hook_pack<AttackRunner, Hooks...> hooks_;
+//   };
+//
+// Constructing the pack runs the attach checks (checks.hpp). For each point the
+// handler order — priority, then attach order — is computed at compile time and
+// firing expands to one direct call per handler: no allocation, no virtual
+// call, no lookup. If `hookforge::runtime_hooks` is one of the hooks, the pack
+// also takes `any_hook`s and merges their handlers into the same order.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "hookforge/core/any_hook.hpp"
+#include "hookforge/core/binding.hpp"
+#include "hookforge/core/binding_table.hpp"
+#include "hookforge/core/checks.hpp"
+#include "hookforge/core/hook_traits.hpp"
+#include "hookforge/core/point.hpp"
+#include "hookforge/core/runtime_hooks.hpp"
+#include "hookforge/core/type_name.hpp"
+
+namespace hookforge {
+
+namespace detail {
+
+/// One handler in a point's static firing order.
+struct dispatch_slot {
+  std::size_t hook;     ///< index in the pack
+  std::size_t binding;  ///< index in the hook's bindings
+  int priority;
+};
+
+template <class P, class H>
+constexpr std::size_t count_bound_at() {
+  return []<class... B>(type_list<B...>) {
+    return (std::size_t{B::points::template contains<P>} + ... + 0);
+  }(bindings_of<H>{});
+}
+
+/// The handlers bound to P, sorted by priority; ties keep attach order.
+template <class P, class... Hooks>
+constexpr auto dispatch_order() {
+  constexpr std::size_t n = (count_bound_at<P, Hooks>() + ... + 0);
+  std::array<dispatch_slot, n> order{};
+  std::size_t k = 0, i = 0;
+  auto add_hook = [&]<class H>(std::type_identity<H>) {
+    [&]<class... B>(type_list<B...>) {
+      std::size_t j = 0;
+      ((B::points::template contains<P> ? void(order[k++] = {i, j, priority_of<H>()}) : void(), ++j),
+       ...);
+    }(bindings_of<H>{});
+    ++i;
+  };
+  (add_hook(std::type_identity<Hooks>{}), ...);
+  for (std::size_t a = 1; a < n; ++a)  // insertion sort: stable
+    for (std::size_t b = a; b > 0 && order[b - 1].priority > order[b].priority; --b)
+      std::swap(order[b - 1], order[b]);
+  return order;
+}
+
+template <class P, class... Hooks>
+inline constexpr auto dispatch_order_v = dispatch_order<P, Hooks...>();
+
+template <class... Hooks>
+constexpr std::size_t runtime_slot_index() {
+  std::size_t i = 0;
+  ((std::is_same_v<Hooks, runtime_hooks> ? false : (++i, true)) && ...);
+  return i;  // sizeof...(Hooks) when absent
+}
+
+}  // namespace detail
+
+template <class Runner, class... Hooks>
+class hook_pack {
+  static constexpr std::size_t runtime_index = detail::runtime_slot_index<Hooks...>();
+
+ public:
+  /// True when this pack can take config-loaded (`any_hook`) hooks.
+  static constexpr bool takes_runtime_hooks = runtime_index < sizeof...(Hooks);
+
+  explicit hook_pack(Hooks... hooks) : hooks_(std::move(hooks)...) {
+    detail::check_pack<Runner, Hooks...>();  // instantiating it runs the static_asserts
+  }
+
+  /// Run every handler bound to point P, in order.
+  template <class P>
+  void fire(context_of<Runner>& ctx) {
+    static_assert(points_of<Runner>::template contains<P>,
+                  "hookforge: a runner fires a point it does not list in its hook_points");
+    constexpr auto& order = detail::dispatch_order_v<P, Hooks...>;
+    constexpr auto seq = std::make_index_sequence<order.size()>{};
+    if constexpr (!takes_runtime_hooks) {
+      fire_static<order>(ctx, seq);
+    } else {
+      auto dynamic = runtime().at(points_of<Runner>::template index_of<P>);
+      if (dynamic.empty())
+        fire_static<order>(ctx, seq);
+      else
+        fire_merged<order>(ctx, dynamic, seq);
+    }
+  }
+
+  /// Attach a config-loaded hook; needs `runtime_hooks` among the pack's hooks.
+  void attach(const any_hook<context_of<Runner>>& hook, attach_policy policy = {})
+    requires takes_runtime_hooks
+  {
+    constexpr auto keys = detail::static_state_keys<Hooks...>();
+    runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
+  }
+
+  runtime_hooks& runtime()
+    requires takes_runtime_hooks
+  {
+    return std::get<runtime_index>(hooks_);
+  }
+  const runtime_hooks& runtime() const
+    requires takes_runtime_hooks
+  {
+    return std::get<runtime_index>(hooks_);
+  }
+
+  template <std::size_t I>
+  auto& get() { return std::get<I>(hooks_); }
+  template <class H>
+  H& get() { return std::get<H>(hooks_); }
+
+  /// Call f(key, hook) for every stateful static hook; runtime ones are in runtime().states().
+  template <class F>
+  void for_each_stateful(F&& f) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ([&] {
+        using H = std::tuple_element_t<I, std::tuple<Hooks...>>;
+        if constexpr (stateful<H>) f(state_key_of<H>(), std::get<I>(hooks_));
+      }(), ...);
+    }(std::index_sequence_for<Hooks...>{});
+  }
+
+  /// The resolved bindings: every point, its handlers in firing order.
+  std::vector<binding_row> table() const {
+    std::vector<binding_row> rows;
+    [&]<class... P>(point_list<P...>) { (add_rows<P>(rows), ...); }(points_of<Runner>{});
+    return rows;
+  }
+
+  /// `table()` rendered for people, headed by the runner's name.
+  std::string format_table() const {
+    auto rows = table();
+    return format_binding_table(runner_name<Runner>(), points_of<Runner>::names, rows);
+  }
+
+ private:
+  template <std::size_t K, auto& Order>
+  void call(context_of<Runner>& ctx) {
+    constexpr auto slot = Order[K];
+    using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
+    using B = detail::at_t<slot.binding, bindings_of<H>>;
+    // A handler that cannot take this context is reported by the attach checks;
+    // skipping the call here keeps that report the only error.
+    if constexpr (std::is_invocable_v<typename B::invoker, H&, context_of<Runner>&>)
+      typename B::invoker{}(std::get<slot.hook>(hooks_), ctx);
+  }
+
+  template <auto& Order, std::size_t... K>
+  void fire_static(context_of<Runner>& ctx, std::index_sequence<K...>) {
+    (call<K, Order>(ctx), ...);
+  }
+
+  // Runtime handler r runs before static slot s when it has a lower priority,
+  // or the same priority and the runtime slot was attached (listed) earlier.
+  template <auto& Order, std::size_t... K>
+  void fire_merged(context_of<Runner>& ctx, std::span<const runtime_hooks::handler> dynamic,
+                   std::index_sequence<K...>) {
+    std::size_t r = 0;
+    auto run_dynamic_before = [&](int priority, std::size_t hook) {
+      for (; r < dynamic.size(); ++r) {
+        const auto& d = dynamic[r];
+        if (d.priority > priority || (d.priority == priority && hook < runtime_index)) break;
+        d.call(d.object, &ctx);
+      }
+    };
+    ((run_dynamic_before(Order[K].priority, Order[K].hook), call<K, Order>(ctx)), ...);
+    for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
+  }
+
+  template <class P>
+  void add_rows(std::vector<binding_row>& rows) const {
+    constexpr auto& order = detail::dispatch_order_v<P, Hooks...>;
+    std::vector<binding_row> fixed;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ([&] {
+        constexpr auto slot = order[K];
+        using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
+        using B = detail::at_t<slot.binding, bindings_of<H>>;
+        fixed.push_back({P::name, std::string(hook_name<H>()), std::string(B::method),
+                         slot.priority, false});
+      }(), ...);
+    }(std::make_index_sequence<order.size()>{});
+    if constexpr (takes_runtime_hooks) {
+      // Same merge rule as fire_merged.
+      auto dynamic = runtime().described_at(points_of<Runner>::template index_of<P>);
+      std::size_t r = 0;
+      for (std::size_t s = 0; s < fixed.size(); ++s) {
+        for (; r < dynamic.size(); ++r) {
+          if (dynamic[r].priority > fixed[s].priority ||
+              (dynamic[r].priority == fixed[s].priority && order[s].hook < runtime_index))
+            break;
+          rows.push_back({P::name, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
+        }
+        rows.push_back(std::move(fixed[s]));
+      }
+      for (; r < dynamic.size(); ++r)
+        rows.push_back({P::name, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
+    } else {
+      for (auto& f : fixed) rows.push_back(std::move(f));
+    }
+  }
+
+  std::tuple<Hooks...> hooks_;
+};
+
+}  // namespace hookforge

@@ -1,0 +1,48 @@
+// hookforge/core/hook_traits.hpp — what hookforge reads from a hook type besides its bindings:
+// its priority, whether it carries state, and the key that state is saved under.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+
+#include "hookforge/core/priority.hpp"
+#include "hookforge/core/type_name.hpp"
+
+namespace hookforge {
+
+/// The hook's own priority: `static constexpr int priority`, else NORMAL.
+template <class H>
+constexpr int priority_of() {
+  if constexpr (requires { { H::priority } -> std::convertible_to<int>; })
+    return H::priority;
+  else
+    return priority::NORMAL;
+}
+
+/// A hook whose state is saved in and restored from checkpoints.
+template <class H>
+concept stateful = requires(H& h, const H& ch) {
+  ch.state_dict();
+  h.load_state_dict(ch.state_dict());
+};
+
+/// The key a stateful hook's state is stored under: `static constexpr
+/// std::string_view state_key` when the hook gives one, else its type name.
+template <class H>
+constexpr std::string_view state_key_of() {
+  if constexpr (requires { std::string_view{H::state_key}; })
+    return H::state_key;
+  else
+    return type_name<H>();
+}
+
+/// The name of the hook a user wrote, seen through wrappers (`ref`, `rebind`, ...).
+template <class H>
+constexpr std::string_view hook_name() {
+  if constexpr (requires { typename H::inner_type; })
+    return hook_name<typename H::inner_type>();
+  else
+    return short_type_name<H>();
+}
+
+}  // namespace hookforge

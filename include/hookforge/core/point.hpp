@@ -1,0 +1,72 @@
+// hookforge/core/point.hpp — hook points: tag types with a compile-time name.
+//
+//   HOOKFORGE_POINT(on_pre_attack);   // declares `struct on_pre_attack`
+//
+// A runner lists the points it fires in `using hook_points = point_list<...>;`.
+// A misspelled point is an undeclared type, so it cannot compile.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+#include "hookforge/core/type_name.hpp"
+
+#define HOOKFORGE_POINT(point_name)                                  \
+  struct point_name {                                                \
+    static constexpr ::std::string_view name = #point_name;          \
+    static constexpr bool is_hookforge_point = true;                 \
+  }
+
+namespace hookforge {
+
+/// A hook point: a tag type declared with HOOKFORGE_POINT.
+template <class P>
+concept point = requires {
+  { P::name } -> std::convertible_to<std::string_view>;
+  requires P::is_hookforge_point;
+};
+
+/// The points a runner fires, in the order its binding table lists them.
+template <point... Points>
+struct point_list {
+  /// The same list as a Boost.Hana type list, for Hana algorithms.
+  static constexpr auto types = boost::hana::tuple_t<Points...>;
+  static constexpr std::size_t size = sizeof...(Points);
+  static constexpr std::array<std::string_view, sizeof...(Points)> names{Points::name...};
+
+  template <class P>
+  static constexpr bool contains = (std::is_same_v<P, Points> || ...);
+
+  /// Position of P in the list (size when absent).
+  template <class P>
+  static constexpr std::size_t index_of = [] {
+    std::size_t i = 0;
+    ((std::is_same_v<P, Points> ? false : (++i, true)) && ...);
+    return i;
+  }();
+};
+
+/// The points of a runner type.
+template <class Runner>
+using points_of = typename Runner::hook_points;
+
+/// The context type a runner passes to its handlers.
+template <class Runner>
+using context_of = typename Runner::Ctx;
+
+/// The runner's name for messages: `Runner::runner_name` when given, else its
+/// type name without namespaces or template arguments.
+template <class Runner>
+constexpr std::string_view runner_name() {
+  if constexpr (requires { std::string_view{Runner::runner_name}; })
+    return Runner::runner_name;
+  else
+    return short_type_name<Runner>();
+}
+
+}  // namespace hookforge

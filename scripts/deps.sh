@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hookforge needs, when they are missing.
+# Run as root to install; otherwise it only lists what is missing.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ ccache libboost-dev libfmt-dev libyaml-cpp-dev catch2
+          libbenchmark-dev libtorch-dev libgloo-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "hookforge: missing Debian packages: ${missing[*]}" >&2
+  echo "hookforge: install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "hookforge: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
