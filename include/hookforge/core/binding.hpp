@@ -49,13 +49,13 @@ struct type_list {
 };
 
 template <std::size_t I, class List>
-struct at;
+struct type_at;
 template <std::size_t I, class... T>
-struct at<I, type_list<T...>> {
+struct type_at<I, type_list<T...>> {
   using type = std::tuple_element_t<I, std::tuple<T...>>;
 };
 template <std::size_t I, class List>
-using at_t = typename at<I, List>::type;
+using type_at_t = typename type_at<I, List>::type;
 
 template <class Tuple>
 struct to_type_list {

@@ -138,7 +138,7 @@ constexpr bool check_state_keys() {
     constexpr auto dup = duplicate_state_key<Hooks...>();
     if constexpr (dup[0] != static_cast<std::size_t>(-1)) {
       using list = type_list<Hooks...>;
-      check::state_keys_distinct<at_t<dup[0], list>, at_t<dup[1], list>, Runner>();
+      check::state_keys_distinct<type_at_t<dup[0], list>, type_at_t<dup[1], list>, Runner>();
     }
   }
   return true;

@@ -102,8 +102,12 @@ class hook_pack {
   }
 
   /// Run every handler bound to point P, in order.
-  template <class P>
-  void fire(context_of<Runner>& ctx) {
+  // Member signatures name the context through a template parameter: a runner may hold
+  // its pack in a base class, where the runner's own members are not declared yet.
+  template <class P, class Ctx>
+  void fire(Ctx& ctx) {
+    static_assert(std::is_same_v<Ctx, context_of<Runner>>,
+                  "hookforge: fire() takes the runner's own context type (Runner::Ctx)");
     static_assert(points_of<Runner>::template contains<P>,
                   "hookforge: a runner fires a point it does not list in its hook_points");
     constexpr auto& order = detail::dispatch_order_v<P, Hooks...>;
@@ -120,9 +124,12 @@ class hook_pack {
   }
 
   /// Attach a config-loaded hook; needs `runtime_hooks` among the pack's hooks.
-  void attach(const any_hook<context_of<Runner>>& hook, attach_policy policy = {})
+  template <class Ctx>
+  void attach(const any_hook<Ctx>& hook, attach_policy policy = {})
     requires takes_runtime_hooks
   {
+    static_assert(std::is_same_v<Ctx, context_of<Runner>>,
+                  "hookforge: this any_hook was made for another context type than the runner's Ctx");
     constexpr auto keys = detail::static_state_keys<Hooks...>();
     runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
   }
@@ -168,26 +175,26 @@ class hook_pack {
   }
 
  private:
-  template <std::size_t K, auto& Order>
-  void call(context_of<Runner>& ctx) {
+  template <std::size_t K, auto& Order, class Ctx>
+  void call(Ctx& ctx) {
     constexpr auto slot = Order[K];
     using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
-    using B = detail::at_t<slot.binding, bindings_of<H>>;
+    using B = detail::type_at_t<slot.binding, bindings_of<H>>;
     // A handler that cannot take this context is reported by the attach checks;
     // skipping the call here keeps that report the only error.
-    if constexpr (std::is_invocable_v<typename B::invoker, H&, context_of<Runner>&>)
+    if constexpr (std::is_invocable_v<typename B::invoker, H&, Ctx&>)
       typename B::invoker{}(std::get<slot.hook>(hooks_), ctx);
   }
 
-  template <auto& Order, std::size_t... K>
-  void fire_static(context_of<Runner>& ctx, std::index_sequence<K...>) {
+  template <auto& Order, class Ctx, std::size_t... K>
+  void fire_static(Ctx& ctx, std::index_sequence<K...>) {
     (call<K, Order>(ctx), ...);
   }
 
   // Runtime handler r runs before static slot s when it has a lower priority,
   // or the same priority and the runtime slot was attached (listed) earlier.
-  template <auto& Order, std::size_t... K>
-  void fire_merged(context_of<Runner>& ctx, std::span<const runtime_hooks::handler> dynamic,
+  template <auto& Order, class Ctx, std::size_t... K>
+  void fire_merged(Ctx& ctx, std::span<const runtime_hooks::handler> dynamic,
                    std::index_sequence<K...>) {
     std::size_t r = 0;
     auto run_dynamic_before = [&](int priority, std::size_t hook) {
@@ -209,7 +216,7 @@ class hook_pack {
       ([&] {
         constexpr auto slot = order[K];
         using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
-        using B = detail::at_t<slot.binding, bindings_of<H>>;
+        using B = detail::type_at_t<slot.binding, bindings_of<H>>;
         fixed.push_back({P::name, std::string(hook_name<H>()), std::string(B::method),
                          slot.priority, false});
       }(), ...);
