@@ -1,0 +1,20 @@
+// hookforge/torch.hpp — the core plus the LibTorch layer (target hookforge::torch).
+#pragma once
+
+#include "hookforge/hookforge.hpp"
+#include "hookforge/torch/atomic_file.hpp"
+#include "hookforge/torch/autocast.hpp"
+#include "hookforge/torch/batches.hpp"
+#include "hookforge/torch/checkpoint.hpp"
+#include "hookforge/torch/contexts.hpp"
+#include "hookforge/torch/criterion.hpp"
+#include "hookforge/torch/entry.hpp"
+#include "hookforge/torch/grad_scaler.hpp"
+#include "hookforge/torch/inference_runner.hpp"
+#include "hookforge/torch/lr_scheduler.hpp"
+#include "hookforge/torch/model.hpp"
+#include "hookforge/torch/scores.hpp"
+#include "hookforge/torch/state_dict.hpp"
+#include "hookforge/torch/stop_condition.hpp"
+#include "hookforge/torch/trainer.hpp"
+#include "hookforge/torch/training_runner.hpp"

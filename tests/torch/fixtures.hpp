@@ -1,0 +1,100 @@
+// Models, data and recording hooks shared by the LibTorch tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "hookforge/torch.hpp"
+
+namespace tfx {
+
+namespace pts = hookforge::points;
+using hookforge::Entry;
+
+/// y = x W^T + b as a module taking an Entry.
+struct RegressorImpl : torch::nn::Module {
+  explicit RegressorImpl(int in = 2, int out = 1) : linear(register_module("linear", torch::nn::Linear(in, out))) {}
+  torch::Tensor forward(const Entry& e) { return linear(e.at("input")); }
+  torch::nn::Linear linear;
+};
+TORCH_MODULE(Regressor);
+
+/// A small MLP with dropout (so RNG state matters for exact resume).
+struct MlpImpl : torch::nn::Module {
+  MlpImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(2, 16))),
+        drop(register_module("drop", torch::nn::Dropout(0.1))),
+        fc2(register_module("fc2", torch::nn::Linear(16, 1))) {}
+  torch::Tensor forward(const Entry& e) { return fc2(drop(torch::relu(fc1(e.at("input"))))); }
+  torch::nn::Linear fc1;
+  torch::nn::Dropout drop;
+  torch::nn::Linear fc2;
+};
+TORCH_MODULE(Mlp);
+
+/// `batches` batches of `size` samples of y = 3 x0 - 2 x1 + 0.5 (+ noise), deterministic.
+inline std::vector<Entry> regression_data(int batches, int size, double noise = 0.0, int seed = 1) {
+  torch::manual_seed(seed);
+  std::vector<Entry> data;
+  for (int i = 0; i < batches; ++i) {
+    auto x = torch::randn({size, 2});
+    auto y = (x.select(1, 0) * 3.0 - x.select(1, 1) * 2.0 + 0.5).unsqueeze(1) + noise * torch::randn({size, 1});
+    data.push_back(Entry{{"input", x}, {"target", y}});
+  }
+  return data;
+}
+
+inline torch::Tensor mse(const Entry& e) { return torch::mse_loss(e.at("output"), e.at("target")); }
+
+/// Appends "<prefix>:<point>" to a shared log; one recorder type per component.
+struct TrainRecorder {
+  std::vector<std::string>* log;
+  void epoch_start(hookforge::TrainingContext&) { log->push_back("train:on_epoch_start"); }
+  void pre_step(hookforge::TrainingContext&) { log->push_back("train:on_pre_step"); }
+  void post_forward(hookforge::TrainingContext&) { log->push_back("train:on_post_forward"); }
+  void post_backward(hookforge::TrainingContext&) { log->push_back("train:on_post_backward"); }
+  void post_step(hookforge::TrainingContext&) { log->push_back("train:on_post_step"); }
+  void epoch_end(hookforge::TrainingContext&) { log->push_back("train:on_epoch_end"); }
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start), HOOKFORGE_HOOKS_INTO(pre_step, pts::on_pre_step),
+      HOOKFORGE_HOOKS_INTO(post_forward, pts::on_post_forward),
+      HOOKFORGE_HOOKS_INTO(post_backward, pts::on_post_backward),
+      HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step), HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
+};
+
+struct ValRecorder {
+  std::vector<std::string>* log;
+  void epoch_start(hookforge::InferenceContext&) { log->push_back("val:on_epoch_start"); }
+  void post_step(hookforge::InferenceContext&) { log->push_back("val:on_post_step"); }
+  void epoch_end(hookforge::InferenceContext&) { log->push_back("val:on_epoch_end"); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start),
+                                                       HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step),
+                                                       HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
+};
+
+struct TrainerRecorder {
+  std::vector<std::string>* log;
+  void began(hookforge::TrainerContext&) { log->push_back("trainer:on_training_began"); }
+  void epoch_finished(hookforge::TrainerContext&) { log->push_back("trainer:on_trainer_epoch_finished"); }
+  void finished(hookforge::TrainerContext&) { log->push_back("trainer:on_training_finished"); }
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(began, pts::on_training_began),
+      HOOKFORGE_HOOKS_INTO(epoch_finished, pts::on_trainer_epoch_finished),
+      HOOKFORGE_HOOKS_INTO(finished, pts::on_training_finished));
+};
+
+/// A stateful hook: counts optimiser steps, saved in checkpoints.
+struct StepCounter {
+  std::int64_t steps = 0;
+  double last_loss = 0;
+  void count(hookforge::TrainingContext& ctx) {
+    if (ctx.optimizer_stepped) ++steps;
+  }
+  hookforge::state_dict state_dict() const { return {{"steps", steps}}; }
+  void load_state_dict(const hookforge::state_dict& s) { steps = s.at("steps").toInt(); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
+};
+
+}  // namespace tfx

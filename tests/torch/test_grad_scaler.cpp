@@ -1,0 +1,360 @@
+// Tests of hookforge/torch/grad_scaler.hpp on CPU params: scaling, exact
+// unscaling, skipped steps on inf/NaN, backoff and growth of the scale, the
+// call-order rules, the disabled pass-through and state round trips. Where
+// ATen has fused AMP kernels for CPU (PyTorch >= 2.3) or a GPU is present, the
+// plain-tensor fallback is also checked against them.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+// torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the reverse.
+#include <torch/torch.h>
+#include <catch2/catch.hpp>
+#include <torch/version.h>
+
+#include "hookforge/torch/grad_scaler.hpp"
+
+namespace {
+
+using hookforge::grad_scaler_options;
+using hookforge::GradScaler;
+
+constexpr float inf = std::numeric_limits<float>::infinity();
+
+/// Two params (float and double) and an SGD with lr 1, so a step is `w -= grad`.
+struct model {
+  torch::Tensor w = torch::tensor({0.5f, -1.25f, 3.0f, 0.1f}).requires_grad_();
+  torch::Tensor v = torch::tensor({2.0, -0.3}, torch::kDouble).requires_grad_();
+  torch::optim::SGD optimizer{std::vector<torch::Tensor>{w, v}, torch::optim::SGDOptions(1.0)};
+
+  /// loss = sum(w * a) + sum(v * b), so dloss/dw = a, dloss/dv = b.
+  torch::Tensor loss() const {
+    return (w * torch::tensor({0.1f, -3.7f, 1e-3f, 12345.0f})).sum() +
+           (v * torch::tensor({0.7, 1e-5}, torch::kDouble)).sum().to(torch::kFloat);
+  }
+  torch::Tensor grad_w() const { return torch::tensor({0.1f, -3.7f, 1e-3f, 12345.0f}); }
+  torch::Tensor grad_v() const { return torch::tensor({0.7, 1e-5}, torch::kDouble); }
+};
+
+/// One iteration: zero_grad, backward of the scaled loss, optionally plant a
+/// non-finite grad, step, update. Returns whether the optimizer stepped.
+bool iteration(GradScaler& scaler, model& m, float planted = 0.0f) {
+  m.optimizer.zero_grad();
+  scaler.scale(m.loss()).backward();
+  if (planted != 0.0f) {  // true for NaN too
+    torch::NoGradGuard no_grad;
+    m.w.mutable_grad()[1] = planted;
+  }
+  const bool stepped = scaler.step(m.optimizer);
+  scaler.update();
+  return stepped;
+}
+
+hookforge::state_dict through_pickle(const hookforge::state_dict& state) {
+  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+  for (const auto& [key, value] : state) dict.insert(c10::IValue(key), value);
+  const auto bytes = torch::pickle_save(dict);
+  hookforge::state_dict loaded;
+  for (const auto& entry : torch::pickle_load(bytes).toGenericDict()) {
+    loaded.emplace(entry.key().toStringRef(), entry.value());
+  }
+  return loaded;
+}
+
+}  // namespace
+
+TEST_CASE("GradScaler has Python's defaults and multiplies the loss by the scale", "[scaler]") {
+  GradScaler scaler;
+  CHECK(scaler.is_enabled());
+  CHECK(scaler.get_scale() == 65536.0);
+  CHECK(scaler.get_growth_factor() == 2.0);
+  CHECK(scaler.get_backoff_factor() == 0.5);
+  CHECK(scaler.get_growth_interval() == 2000);
+  CHECK(scaler.get_growth_tracker() == 0);
+
+  const auto scaled = scaler.scale(torch::tensor(3.0f));
+  CHECK(scaled.item<float>() == 3.0f * 65536.0f);
+  CHECK(scaler.get_scale() == 65536.0);
+}
+
+TEST_CASE("unscale_ divides the grads by the scale exactly", "[scaler]") {
+  GradScaler scaler({.init_scale = 1024.0});
+  model m;
+  scaler.scale(m.loss()).backward();
+  CHECK(torch::equal(m.w.grad(), m.grad_w() * 1024.0f));
+  scaler.unscale_(m.optimizer);
+  CHECK(torch::equal(m.w.grad(), m.grad_w()));
+  CHECK(torch::equal(m.v.grad(), m.grad_v()));
+
+  // step() does not unscale a second time: w -= grad.
+  const auto w_before = m.w.detach().clone();
+  const auto v_before = m.v.detach().clone();
+  CHECK(scaler.step(m.optimizer));
+  CHECK(torch::equal(m.w.detach(), w_before - m.grad_w()));
+  CHECK(torch::equal(m.v.detach(), v_before - m.grad_v()));
+  scaler.update();
+  CHECK(scaler.get_scale() == 1024.0);
+  CHECK(scaler.get_growth_tracker() == 1);
+}
+
+TEST_CASE("step unscales when unscale_ was not called", "[scaler]") {
+  GradScaler scaler({.init_scale = 8.0});
+  model m;
+  const auto w_before = m.w.detach().clone();
+  CHECK(iteration(scaler, m));
+  CHECK(torch::equal(m.w.detach(), w_before - m.grad_w()));
+}
+
+TEST_CASE("an inf or NaN grad skips the step and backs the scale off", "[scaler]") {
+  for (float planted : {inf, -inf, std::numeric_limits<float>::quiet_NaN()}) {
+    INFO("planted " << planted);
+    GradScaler scaler({.init_scale = 1024.0, .growth_interval = 3});
+    model m;
+    CHECK(iteration(scaler, m));  // one clean step first: the tracker counts 1
+    CHECK(scaler.get_growth_tracker() == 1);
+
+    const auto w_before = m.w.detach().clone();
+    const auto v_before = m.v.detach().clone();
+    CHECK_FALSE(iteration(scaler, m, planted));
+    CHECK(torch::equal(m.w.detach(), w_before));  // params unchanged, the double one too
+    CHECK(torch::equal(m.v.detach(), v_before));
+    CHECK(scaler.get_scale() == 512.0);
+    CHECK(scaler.get_growth_tracker() == 0);
+  }
+}
+
+TEST_CASE("growth_interval clean steps double the scale", "[scaler]") {
+  GradScaler scaler({.init_scale = 8.0, .growth_interval = 3});
+  model m;
+  std::vector<double> scales;
+  std::vector<std::int64_t> trackers;
+  for (int i = 0; i < 7; ++i) {
+    CHECK(iteration(scaler, m));
+    scales.push_back(scaler.get_scale());
+    trackers.push_back(scaler.get_growth_tracker());
+  }
+  CHECK(scales == std::vector<double>{8, 8, 16, 16, 16, 32, 32});
+  CHECK(trackers == std::vector<std::int64_t>{1, 2, 0, 1, 2, 0, 1});
+
+  CHECK_FALSE(iteration(scaler, m, inf));  // backoff resets the count
+  CHECK(scaler.get_scale() == 16.0);
+  CHECK(scaler.get_growth_tracker() == 0);
+}
+
+TEST_CASE("the scale does not grow to inf", "[scaler]") {
+  const double big = std::ldexp(1.0, 127);  // 2^128 overflows float
+  GradScaler scaler({.init_scale = big, .growth_interval = 1});
+  model m;
+  scaler.scale(m.loss());
+  m.optimizer.zero_grad();
+  for (auto* p : {&m.w, &m.v}) p->mutable_grad() = torch::zeros_like(*p);
+  CHECK(scaler.step(m.optimizer));
+  scaler.update();
+  CHECK(scaler.get_scale() == big);
+  CHECK(scaler.get_growth_tracker() == 0);
+}
+
+TEST_CASE("an inf in one of two optimizers skips only that one, and backs off once", "[scaler]") {
+  GradScaler scaler({.init_scale = 64.0});
+  model a;
+  model b;
+  const auto a_before = a.w.detach().clone();
+  const auto b_before = b.w.detach().clone();
+  (scaler.scale(a.loss()) + scaler.scale(b.loss())).backward();
+  {
+    torch::NoGradGuard no_grad;
+    b.w.mutable_grad()[0] = inf;
+  }
+  CHECK(scaler.step(a.optimizer));
+  CHECK_FALSE(scaler.step(b.optimizer));
+  scaler.update();
+  CHECK_FALSE(torch::equal(a.w.detach(), a_before));
+  CHECK(torch::equal(b.w.detach(), b_before));
+  CHECK(scaler.get_scale() == 32.0);
+}
+
+TEST_CASE("GradScaler enforces Python's call order", "[scaler]") {
+  GradScaler scaler;
+  model m;
+  CHECK_THROWS_AS(scaler.unscale_(m.optimizer), std::logic_error);  // before scale()
+  CHECK_THROWS_AS(scaler.step(m.optimizer), std::logic_error);
+  CHECK_THROWS_AS(scaler.update(), std::logic_error);
+
+  scaler.scale(m.loss()).backward();
+  scaler.unscale_(m.optimizer);
+  CHECK_THROWS_AS(scaler.unscale_(m.optimizer), std::logic_error);  // twice
+  scaler.step(m.optimizer);
+  CHECK_THROWS_AS(scaler.step(m.optimizer), std::logic_error);      // twice
+  CHECK_THROWS_AS(scaler.unscale_(m.optimizer), std::logic_error);  // after step
+  scaler.update();
+  CHECK_THROWS_AS(scaler.update(), std::logic_error);  // nothing recorded since
+
+  torch::Tensor no_grad_param = torch::zeros({1}, torch::requires_grad());
+  torch::optim::SGD no_grads({no_grad_param}, torch::optim::SGDOptions(1.0));
+  CHECK_THROWS_AS(scaler.step(no_grads), std::logic_error);  // no inf checks recorded
+
+  torch::Tensor half = torch::zeros({1}, torch::kHalf).requires_grad_();
+  half.mutable_grad() = torch::ones({1}, torch::kHalf);
+  torch::optim::SGD half_optimizer({half}, torch::optim::SGDOptions(1.0));
+  CHECK_THROWS_AS(scaler.unscale_(half_optimizer), std::logic_error);  // FP16 grads
+
+  CHECK_THROWS_AS(GradScaler({.growth_factor = 1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(GradScaler({.backoff_factor = 1.0}), std::invalid_argument);
+}
+
+TEST_CASE("update(new_scale) sets the scale", "[scaler]") {
+  GradScaler scaler({.init_scale = 8.0});
+  model m;
+  iteration(scaler, m);
+  scaler.update(3.0);
+  CHECK(scaler.get_scale() == 3.0);
+  CHECK(scaler.get_growth_tracker() == 1);
+}
+
+TEST_CASE("a disabled GradScaler passes everything through", "[scaler]") {
+  GradScaler scaler({.growth_factor = 0.5, .enabled = false});  // settings are not checked when disabled
+  CHECK_FALSE(scaler.is_enabled());
+  model m;
+  const auto loss = m.loss();
+  const auto scaled = scaler.scale(loss);
+  CHECK(scaled.is_same(loss));
+  scaled.backward();
+  scaler.unscale_(m.optimizer);
+  CHECK(torch::equal(m.w.grad(), m.grad_w()));
+  const auto w_before = m.w.detach().clone();
+  CHECK(scaler.step(m.optimizer));
+  CHECK(torch::equal(m.w.detach(), w_before - m.grad_w()));
+  scaler.update();
+  CHECK(scaler.get_scale() == 1.0);
+  CHECK(scaler.state_dict().empty());
+  scaler.load_state_dict({});  // ignored
+
+  m.optimizer.zero_grad();
+  m.loss().backward();
+  {
+    torch::NoGradGuard no_grad;
+    m.w.mutable_grad()[0] = inf;
+  }
+  CHECK(scaler.step(m.optimizer));  // no inf check when disabled
+}
+
+TEST_CASE("GradScaler state round-trips exactly", "[scaler]") {
+  const grad_scaler_options options{
+      .init_scale = 1024.0, .growth_factor = 3.0, .backoff_factor = 0.25, .growth_interval = 4};
+  GradScaler straight(options);
+  GradScaler first(options);
+  model m1;
+  model m2;
+  const std::vector<float> planted{0, 0, inf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<double> expected;
+  for (float p : planted) {
+    iteration(straight, m1, p);
+    expected.push_back(straight.get_scale());
+  }
+
+  std::vector<double> resumed;
+  for (std::size_t i = 0; i < 4; ++i) {
+    iteration(first, m2, planted[i]);
+    resumed.push_back(first.get_scale());
+  }
+  const auto state = through_pickle(first.state_dict());
+  CHECK(state.at("scale").isDouble());
+  CHECK(state.at("growth_tracker").isInt());
+  CHECK(state.at("growth_tracker").toInt() == 1);
+  CHECK(state.at("growth_interval").isInt());
+  CHECK(state == first.state_dict());
+
+  GradScaler second;  // defaults; the state carries the settings
+  second.load_state_dict(state);
+  CHECK(second.state_dict() == first.state_dict());
+  for (std::size_t i = 4; i < planted.size(); ++i) {
+    iteration(second, m2, planted[i]);
+    resumed.push_back(second.get_scale());
+  }
+  CHECK(resumed == expected);
+  CHECK(second.state_dict() == straight.state_dict());
+
+  // Loading into a scaler that already has its scale tensor overwrites it.
+  GradScaler third;
+  model m3;
+  iteration(third, m3);
+  third.load_state_dict(state);
+  CHECK(third.state_dict() == state);
+
+  GradScaler enabled;
+  CHECK_THROWS_AS(enabled.load_state_dict({}), std::invalid_argument);
+}
+
+TEST_CASE("the fused AMP kernels are used only where they exist", "[scaler]") {
+  const bool unscale_on_cpu = hookforge::detail::amp::fused_unscale_runs_on(torch::kCPU);
+  const bool update_on_cpu = hookforge::detail::amp::fused_update_runs_on(torch::kCPU);
+#if TORCH_VERSION_MAJOR < 2
+  // LibTorch 1.x has CUDA kernels only: the plain tensor path runs on CPU.
+  CHECK_FALSE(unscale_on_cpu);
+  CHECK_FALSE(update_on_cpu);
+#endif
+  if (!unscale_on_cpu || !update_on_cpu) {
+    WARN("no fused AMP kernels for CPU in this LibTorch: the fallback ran (not compared with them)");
+    return;
+  }
+  // Both paths on the same inputs must agree bit for bit.
+  auto grads = std::vector<torch::Tensor>{torch::tensor({1.5f, -2.0f, 1e30f}), torch::tensor({0.25, 8.0})};
+  auto fused_grads = std::vector<torch::Tensor>{grads[0].clone(), grads[1].clone()};
+  const auto inv_scale = torch::tensor(1.0f / 3.0f).reshape({});
+  auto found = torch::zeros({});
+  auto fused_found = torch::zeros({});
+  for (auto& g : grads) {
+    std::vector<torch::Tensor> one{g};
+    hookforge::detail::amp::non_finite_check_and_unscale_fallback_(one, found, inv_scale);
+  }
+  for (auto& g : fused_grads) {
+    std::vector<torch::Tensor> one{g};
+    at::_amp_foreach_non_finite_check_and_unscale_(one, fused_found, inv_scale);
+  }
+  CHECK(torch::equal(grads[0], fused_grads[0]));
+  CHECK(torch::equal(grads[1], fused_grads[1]));
+  CHECK(torch::equal(found, fused_found));
+
+  for (float flag : {0.0f, 1.0f}) {
+    auto scale = torch::tensor(3.0f).reshape({});
+    auto tracker = torch::tensor(2, torch::kInt).reshape({});
+    auto fused_scale = scale.clone();
+    auto fused_tracker = tracker.clone();
+    const auto found_inf = torch::tensor(flag).reshape({});
+    hookforge::detail::amp::update_scale_fallback_(scale, tracker, found_inf, 1.7, 0.3, 3);
+    at::_amp_update_scale_(fused_scale, fused_tracker, found_inf, 1.7, 0.3, 3);
+    CHECK(torch::equal(scale, fused_scale));
+    CHECK(torch::equal(tracker, fused_tracker));
+  }
+}
+
+TEST_CASE("GradScaler on CUDA matches GradScaler on CPU", "[scaler]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: CUDA GradScaler not tested");
+    return;
+  }
+  const auto run = [](torch::Device device) {
+    GradScaler scaler(
+        {.init_scale = 1024.0, .growth_factor = 1.7, .backoff_factor = 0.3, .growth_interval = 2});
+    auto w = torch::tensor({0.5f, -1.25f, 3.0f}, torch::TensorOptions().device(device)).requires_grad_();
+    torch::optim::SGD optimizer({w}, torch::optim::SGDOptions(0.1));
+    std::vector<double> scales;
+    for (float planted : {0.0f, 0.0f, inf, 0.0f, 0.0f, 0.0f}) {
+      optimizer.zero_grad();
+      scaler.scale((w * w).sum()).backward();
+      if (planted != 0.0f) {
+        torch::NoGradGuard no_grad;
+        w.mutable_grad()[0] = planted;
+      }
+      scaler.step(optimizer);
+      scaler.update();
+      scales.push_back(scaler.get_scale());
+    }
+    return std::pair{scales, w.detach().cpu()};
+  };
+  const auto [cpu_scales, cpu_w] = run(torch::kCPU);
+  const auto [cuda_scales, cuda_w] = run(torch::kCUDA);
+  CHECK(cpu_scales == cuda_scales);
+  CHECK(torch::allclose(cpu_w, cuda_w));
+}

@@ -1,0 +1,235 @@
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <filesystem>
+
+#include "fixtures.hpp"
+
+using namespace tfx;
+using namespace hookforge;
+
+namespace {
+
+// --- hooks that act on the loop -------------------------------------------------------------
+struct SkipEveryBatch {
+  void veto(TrainingContext& ctx) { ctx.skip_batch = true; }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
+};
+struct VetoUpdates {
+  void veto(TrainingContext& ctx) { ctx.skip_optimizer_step = true; }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_backward));
+};
+struct HalveGradients {
+  void halve(TrainingContext& ctx) {
+    torch::NoGradGuard g;
+    for (auto& p : ctx.parameters()) p.grad().mul_(0.5);
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(halve, pts::on_post_backward));
+};
+/// Adds weight_decay * |w|^2 as an extra loss.
+struct L2Penalty {
+  double weight;
+  void add(TrainingContext& ctx) {
+    torch::Tensor sum = torch::zeros({});
+    for (auto& p : ctx.parameters()) sum = sum + p.pow(2).sum();
+    ctx.extra_losses["l2"] = weight * sum;
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_forward));
+};
+struct StopAfterEpoch {
+  std::int64_t at;
+  void check(TrainerContext& ctx) {
+    if (ctx.completed_epochs == at) ctx.stop_training = true;
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(check, pts::on_trainer_epoch_finished));
+};
+/// Records the counters at on_post_step.
+struct CounterProbe {
+  std::vector<std::vector<std::int64_t>>* rows;
+  void see(TrainingContext& ctx) {
+    rows->push_back({ctx.epoch, ctx.batch_idx, ctx.global_step, ctx.completed_epochs, ctx.total_epochs,
+                     ctx.num_batches});
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
+};
+/// Captures a grad after backward.
+struct GradProbe {
+  torch::Tensor* out;
+  void grab(TrainingContext& ctx) { *out = ctx.parameters()[0].grad().clone(); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(grab, pts::on_post_backward));
+};
+
+std::vector<torch::Tensor> snapshot(torch::nn::Module& m) {
+  std::vector<torch::Tensor> out;
+  for (auto& p : m.parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!torch::equal(a[i], b[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a linear regression trained by Trainer recovers its weights", "[runners][learn]") {
+  torch::manual_seed(0);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  auto train_data = regression_data(8, 16, 0.01, 1);
+  auto val_data = regression_data(2, 16, 0.01, 2);
+  TrainingEpochRunner train(sgd, {});
+  ValidationEpochRunner val(inference_options{});
+  Trainer trainer(model, train, val, trainer_options{.epochs = 20});
+  auto criterion = mse;
+
+  double start_loss = val.run_epoch(model, val_data, 0, criterion).scores.at("loss");
+  auto result = trainer.fit(train_data, val_data, criterion);
+
+  CHECK(result.completed_epochs == 20);
+  CHECK(result.stop_reason == "epochs");
+  CHECK(result.val_scores.at("loss") < start_loss / 100);
+  auto w = model->linear->weight.detach();
+  CHECK(w[0][0].item<double>() == Approx(3.0).margin(0.02));
+  CHECK(w[0][1].item<double>() == Approx(-2.0).margin(0.02));
+  CHECK(model->linear->bias.item<double>() == Approx(0.5).margin(0.02));
+}
+
+TEST_CASE("hooks fire in the documented order", "[runners][order]") {
+  std::vector<std::string> log;
+  torch::manual_seed(0);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.01);
+  TrainingEpochRunner train(sgd, {}, TrainRecorder{&log});
+  ValidationEpochRunner val(inference_options{}, ValRecorder{&log});
+  Trainer trainer(model, train, val, trainer_options{.epochs = 2}, TrainerRecorder{&log});
+  auto train_data = regression_data(3, 4);
+  auto val_data = regression_data(1, 4);
+  auto criterion = mse;
+  trainer.fit(train_data, val_data, criterion);
+
+  std::vector<std::string> expected{"trainer:on_training_began"};
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    expected.push_back("train:on_epoch_start");
+    for (int b = 0; b < 3; ++b)
+      for (auto p : {"on_pre_step", "on_post_forward", "on_post_backward", "on_post_step"})
+        expected.push_back(std::string("train:") + p);
+    expected.push_back("train:on_epoch_end");
+    expected.insert(expected.end(), {"val:on_epoch_start", "val:on_post_step", "val:on_epoch_end",
+                                     "trainer:on_trainer_epoch_finished"});
+  }
+  expected.push_back("trainer:on_training_finished");
+  CHECK(log == expected);
+}
+
+TEST_CASE("gradient accumulation 4 x 8 equals one step on 32", "[runners][accumulation]") {
+  auto big = regression_data(1, 32, 0.1, 3);
+  std::vector<Entry> small;
+  for (int i = 0; i < 4; ++i)
+    small.push_back(Entry{{"input", big[0].at("input").slice(0, i * 8, (i + 1) * 8)},
+                          {"target", big[0].at("target").slice(0, i * 8, (i + 1) * 8)}});
+  auto criterion = mse;
+
+  torch::manual_seed(5);
+  Regressor a;
+  torch::manual_seed(5);
+  Regressor b;
+  torch::optim::SGD sa(a->parameters(), 0.1), sb(b->parameters(), 0.1);
+  TrainingEpochRunner one(sa, {});
+  TrainingEpochRunner accumulated(sb, training_options{.gradient_accumulation_steps = 4}, StepCounter{});
+  one.run_epoch(a, big, 0, criterion);
+  accumulated.run_epoch(b, small, 0, criterion);
+  CHECK(accumulated.hooks().get<0>().steps == 1);
+  auto pa = snapshot(*a), pb = snapshot(*b);
+  for (std::size_t i = 0; i < pa.size(); ++i) CHECK(torch::allclose(pa[i], pb[i], 1e-6, 1e-6));
+  torch::manual_seed(5);
+  Regressor untouched;
+  CHECK_FALSE(same(pa, snapshot(*untouched)));
+}
+
+TEST_CASE("hooks steer the loop", "[runners][steer]") {
+  auto data = regression_data(3, 8, 0.1, 4);
+  auto criterion = mse;
+
+  SECTION("skipping every batch leaves the parameters unchanged") {
+    torch::manual_seed(1);
+    Regressor m;
+    auto before = snapshot(*m);
+    torch::optim::SGD opt(m->parameters(), 0.1);
+    TrainingEpochRunner runner(opt, {}, SkipEveryBatch{});
+    auto r = runner.run_epoch(m, data, 0, criterion);
+    CHECK(same(before, snapshot(*m)));
+    CHECK(r.batches == 3);
+    CHECK(r.scores.empty());
+  }
+  SECTION("vetoing the update leaves the parameters unchanged") {
+    torch::manual_seed(1);
+    Regressor m;
+    auto before = snapshot(*m);
+    torch::optim::SGD opt(m->parameters(), 0.1);
+    TrainingEpochRunner runner(opt, {}, VetoUpdates{}, StepCounter{});
+    runner.run_epoch(m, data, 0, criterion);
+    CHECK(same(before, snapshot(*m)));
+    CHECK(runner.hooks().get<1>().steps == 0);
+  }
+  SECTION("halving gradients in on_post_backward equals halving the learning rate") {
+    torch::manual_seed(1);
+    Regressor a;
+    torch::manual_seed(1);
+    Regressor b;
+    torch::optim::SGD oa(a->parameters(), 0.1), ob(b->parameters(), 0.05);
+    TrainingEpochRunner halved(oa, {}, HalveGradients{});
+    TrainingEpochRunner plain(ob, {});
+    halved.run_epoch(a, data, 0, criterion);
+    plain.run_epoch(b, data, 0, criterion);
+    auto pa = snapshot(*a), pb = snapshot(*b);
+    for (std::size_t i = 0; i < pa.size(); ++i) CHECK(torch::allclose(pa[i], pb[i], 1e-6, 1e-7));
+  }
+  SECTION("an extra loss adds its gradient: d(w|w|^2)/dw = 2 w") {
+    torch::manual_seed(1);
+    Regressor a;
+    torch::manual_seed(1);
+    Regressor b;
+    torch::Tensor ga, gb;
+    torch::optim::SGD oa(a->parameters(), 0.0), ob(b->parameters(), 0.0);  // lr 0: compare first grads
+    TrainingEpochRunner with(oa, {}, L2Penalty{0.5}, GradProbe{&ga});
+    TrainingEpochRunner without(ob, {}, GradProbe{&gb});
+    std::vector<Entry> one{data[0]};
+    auto rw = with.run_epoch(a, one, 0, criterion);
+    auto ro = without.run_epoch(b, one, 0, criterion);
+    CHECK(torch::allclose(ga - gb, 2 * 0.5 * a->linear->weight.detach(), 1e-6, 1e-6));
+    REQUIRE(rw.scores.count("l2") == 1);
+    CHECK(rw.scores.at("l2") > 0);
+    CHECK(rw.scores.at("loss") == Approx(ro.scores.at("loss") + rw.scores.at("l2")));
+  }
+  SECTION("a trainer hook can stop training") {
+    torch::manual_seed(1);
+    Regressor m;
+    torch::optim::SGD opt(m->parameters(), 0.1);
+    TrainingEpochRunner runner(opt, {});
+    no_validation none;
+    Trainer trainer(m, runner, none, trainer_options{.epochs = 10}, StopAfterEpoch{3});
+    auto result = trainer.fit(data, criterion);
+    CHECK(result.completed_epochs == 3);
+    CHECK(result.stop_reason == "requested by a trainer hook");
+  }
+}
+
+TEST_CASE("counters are explicit", "[runners][counters]") {
+  std::vector<std::vector<std::int64_t>> rows;
+  torch::manual_seed(1);
+  Regressor m;
+  torch::optim::SGD opt(m->parameters(), 0.1);
+  TrainingEpochRunner runner(opt, {}, CounterProbe{&rows});
+  no_validation none;
+  Trainer trainer(m, runner, none, trainer_options{.epochs = 2});
+  auto data = regression_data(3, 4);
+  auto criterion = mse;
+  trainer.fit(data, criterion);
+  //                                       epoch batch global completed total num_batches
+  std::vector<std::vector<std::int64_t>> expected{{0, 0, 0, 0, 2, 3}, {0, 1, 1, 0, 2, 3}, {0, 2, 2, 0, 2, 3},
+                                                    {1, 0, 3, 1, 2, 3}, {1, 1, 4, 1, 2, 3}, {1, 2, 5, 1, 2, 3}};
+  CHECK(rows == expected);
+}

@@ -1,0 +1,231 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+
+#include "fixtures.hpp"
+
+using namespace tfx;
+using namespace hookforge;
+
+namespace {
+
+/// Reshuffles its batches with the torch RNG at every pass, as a real loader would.
+struct ShuffledLoader {
+  std::vector<Entry> data;
+  std::vector<Entry> order;
+  std::vector<Entry>::iterator begin() {
+    auto perm = torch::randperm(static_cast<std::int64_t>(data.size()), torch::kLong);
+    order.clear();
+    for (std::int64_t i = 0; i < perm.size(0); ++i) order.push_back(data[perm[i].item<std::int64_t>()]);
+    return order.begin();
+  }
+  std::vector<Entry>::iterator end() { return order.end(); }
+};
+
+/// A trainer-level stateful hook: the sum of validation losses seen.
+struct ValLossSum {
+  double sum = 0;
+  void add(TrainerContext& ctx) {
+    if (ctx.validated) sum += ctx.val_scores.at("loss");
+  }
+  hookforge::state_dict state_dict() const { return {{"sum", sum}}; }
+  void load_state_dict(const hookforge::state_dict& s) { sum = s.at("sum").toDouble(); }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_trainer_epoch_finished));
+};
+
+/// Records the learning rates of each epoch.
+struct LrLog {
+  std::vector<double>* lrs;
+  void log(TrainerContext& ctx) { lrs->push_back(ctx.learning_rates.at(0)); }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_trainer_epoch_finished));
+};
+
+struct NoUpdates {
+  void veto(TrainingContext& ctx) { ctx.skip_optimizer_step = true; }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_backward));
+};
+
+/// Adds a value to the checkpoint and reads it back.
+struct CheckpointNote {
+  std::string* seen;
+  void write(TrainerContext& ctx) { (*ctx.checkpoint_extra)["note"] = std::string("hello"); }
+  void read(TrainerContext& ctx) { *seen = ctx.checkpoint_extra->at("note").toStringRef(); }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(write, pts::on_before_save_checkpoint),
+                          HOOKFORGE_HOOKS_INTO(read, pts::on_after_load_checkpoint));
+};
+
+/// Everything one run needs, built the same way each time.
+struct Run {
+  Mlp model;
+  torch::optim::Adam adam;
+  StepLR scheduler;
+  ValidationLossDidNotImprove stop{100};
+  TrainingEpochRunner<StepCounter> train;
+  ValidationEpochRunner<> val;
+  Trainer<Mlp, TrainingEpochRunner<StepCounter>, ValidationEpochRunner<>, ValLossSum> trainer;
+
+  explicit Run(std::int64_t epochs, int seed)
+      : model((torch::manual_seed(seed), Mlp())),
+        adam(model->parameters(), torch::optim::AdamOptions(0.01)),
+        scheduler(adam, 1, 0.9),
+        train(adam, training_options{.gradient_accumulation_steps = 2}, StepCounter{}),
+        val(inference_options{}),
+        trainer(model, train, val, trainer_options{.epochs = epochs, .scheduler = &scheduler, .stop = &stop},
+                ValLossSum{}) {}
+};
+
+void check_identical(Run& a, Run& b) {
+  auto pa = a.model->parameters(), pb = b.model->parameters();
+  REQUIRE(pa.size() == pb.size());
+  for (std::size_t i = 0; i < pa.size(); ++i) CHECK(torch::equal(pa[i], pb[i]));
+  // optimiser state, parameter by parameter
+  auto key = [](const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); };
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    auto& sa = static_cast<torch::optim::AdamParamState&>(*a.adam.state().at(key(pa[i])));
+    auto& sb = static_cast<torch::optim::AdamParamState&>(*b.adam.state().at(key(pb[i])));
+    CHECK(sa.step() == sb.step());
+    CHECK(torch::equal(sa.exp_avg(), sb.exp_avg()));
+    CHECK(torch::equal(sa.exp_avg_sq(), sb.exp_avg_sq()));
+  }
+  CHECK(a.adam.param_groups()[0].options().get_lr() == b.adam.param_groups()[0].options().get_lr());
+  CHECK(a.scheduler.last_lr() == b.scheduler.last_lr());
+  CHECK(a.scheduler.state_dict().at("last_epoch").toInt() == b.scheduler.state_dict().at("last_epoch").toInt());
+  CHECK(a.train.hooks().get<0>().steps == b.train.hooks().get<0>().steps);
+  CHECK(a.trainer.hooks().get<0>().sum == b.trainer.hooks().get<0>().sum);  // bit-identical doubles
+  CHECK(a.stop.best() == b.stop.best());
+  CHECK(a.train.state_dict().at("global_step").toInt() == b.train.state_dict().at("global_step").toInt());
+}
+
+}  // namespace
+
+TEST_CASE("4 epochs straight equal 2 epochs + checkpoint + resume + 2 epochs, bit for bit",
+          "[trainer][resume]") {
+  auto path = std::filesystem::temp_directory_path() / "hookforge-test-resume.ckpt";
+  auto criterion = mse;
+  ShuffledLoader train_data{regression_data(5, 8, 0.1, 11), {}};
+  auto val_data = regression_data(2, 8, 0.1, 12);
+
+  torch::manual_seed(100);
+  Run straight(4, 7);
+  torch::manual_seed(100);
+  straight.trainer.fit(train_data, val_data, criterion);
+
+  torch::manual_seed(100);
+  Run first(2, 7);
+  torch::manual_seed(100);
+  first.trainer.fit(train_data, val_data, criterion);
+  first.trainer.save_checkpoint(path);
+
+  Run resumed(4, 99);  // other initial weights: everything must come from the checkpoint
+  resumed.trainer.load_checkpoint(path);
+  CHECK(resumed.trainer.completed_epochs() == 2);
+  auto result = resumed.trainer.fit(train_data, val_data, criterion);
+  CHECK(result.completed_epochs == 4);
+  check_identical(straight, resumed);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("hooks add to checkpoints and read them back", "[trainer][checkpoint]") {
+  auto path = std::filesystem::temp_directory_path() / "hookforge-test-extra.ckpt";
+  std::string seen;
+  torch::manual_seed(1);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.1);
+  TrainingEpochRunner train(sgd, {});
+  no_validation none;
+  Trainer trainer(model, train, none, trainer_options{}, CheckpointNote{&seen});
+  trainer.save_checkpoint(path);
+  trainer.load_checkpoint(path);
+  CHECK(seen == "hello");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("the trainer steps LR schedulers once per epoch", "[trainer][sched]") {
+  auto data = regression_data(2, 4);
+  auto criterion = mse;
+  std::vector<double> lrs;
+
+  SECTION("StepLR") {
+    torch::manual_seed(1);
+    Regressor model;
+    torch::optim::SGD sgd(model->parameters(), 0.1);
+    StepLR scheduler(sgd, 2, 0.5);
+    TrainingEpochRunner train(sgd, {});
+    no_validation none;
+    Trainer trainer(model, train, none, trainer_options{.epochs = 5, .scheduler = &scheduler}, LrLog{&lrs});
+    trainer.fit(data, criterion);
+    CHECK(lrs == std::vector<double>{0.1, 0.1, 0.05, 0.05, 0.025});
+  }
+  SECTION("ReduceLROnPlateau gets the validation loss") {
+    torch::manual_seed(1);
+    Regressor model;
+    torch::optim::SGD sgd(model->parameters(), 0.1);
+    ReduceLROnPlateau scheduler(sgd, plateau_options{.factor = 0.5, .patience = 1});
+    TrainingEpochRunner train(sgd, {}, NoUpdates{});  // the loss cannot improve
+    ValidationEpochRunner val(inference_options{});
+    Trainer trainer(model, train, val, trainer_options{.epochs = 6, .scheduler = &scheduler}, LrLog{&lrs});
+    trainer.fit(data, data, criterion);
+    // bad epochs: 0 (first is best), 1, 2 -> reduce; 1, 2 -> reduce
+    CHECK(lrs == std::vector<double>{0.1, 0.1, 0.1, 0.05, 0.05, 0.025});
+  }
+}
+
+TEST_CASE("a stop condition ends training after patience validations", "[trainer][stop]") {
+  auto data = regression_data(2, 4);
+  auto criterion = mse;
+  torch::manual_seed(1);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.1);
+  ValidationLossDidNotImprove stop(2);
+  TrainingEpochRunner train(sgd, {}, NoUpdates{});
+  ValidationEpochRunner val(inference_options{});
+  Trainer trainer(model, train, val, trainer_options{.epochs = 10, .stop = &stop});
+  auto result = trainer.fit(data, data, criterion);
+  CHECK(result.completed_epochs == 3);
+  CHECK(result.stop_reason == "stop condition");
+}
+
+TEST_CASE("bad use is reported clearly", "[trainer][errors]") {
+  auto data = regression_data(1, 4);
+  torch::manual_seed(1);
+  Regressor model;
+
+  SECTION("validation with an empty criterion") {
+    ValidationEpochRunner val(inference_options{});
+    std::function<torch::Tensor(const Entry&)> empty;
+    CHECK_THROWS_WITH(val.run_epoch(model, data, 0, empty), Catch::Contains("validation needs a criterion"));
+  }
+  SECTION("a checkpoint of another model") {
+    auto path = std::filesystem::temp_directory_path() / "hookforge-test-other.ckpt";
+    torch::optim::SGD sgd(model->parameters(), 0.1);
+    TrainingEpochRunner train(sgd, {});
+    no_validation none;
+    Trainer trainer(model, train, none, trainer_options{});
+    trainer.save_checkpoint(path);
+
+    Mlp other;
+    torch::optim::SGD sgd2(other->parameters(), 0.1);
+    TrainingEpochRunner train2(sgd2, {});
+    Trainer trainer2(other, train2, none, trainer_options{});
+    CHECK_THROWS_WITH(trainer2.load_checkpoint(path), Catch::Contains(path.string()) && Catch::Contains("fc1"));
+    std::filesystem::remove(path);
+  }
+  SECTION("a monitored score that validation does not produce") {
+    torch::optim::SGD sgd(model->parameters(), 0.1);
+    ValidationLossDidNotImprove stop(2);
+    TrainingEpochRunner train(sgd, {});
+    ValidationEpochRunner val(inference_options{});
+    Trainer trainer(model, train, val, trainer_options{.stop = &stop, .monitor = "psnr"});
+    auto criterion = mse;
+    CHECK_THROWS_WITH(trainer.fit(data, data, criterion), Catch::Contains("monitor 'psnr' is not a validation score (scores: loss)"));
+  }
+  SECTION("accumulation steps below one") {
+    torch::optim::SGD sgd(model->parameters(), 0.1);
+    CHECK_THROWS_WITH(TrainingEpochRunner(sgd, training_options{.gradient_accumulation_steps = 0}),
+                      Catch::Contains("gradient_accumulation_steps must be >= 1"));
+  }
+}
