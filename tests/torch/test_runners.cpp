@@ -1,9 +1,10 @@
-#include <catch2/catch.hpp>
 
 #include <array>
 #include <filesystem>
 
-#include "fixtures.hpp"
+#include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+
+#include <catch2/catch.hpp>
 
 using namespace tfx;
 using namespace hookforge;
@@ -52,6 +53,15 @@ struct CounterProbe {
                      ctx.num_batches});
   }
   static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
+};
+/// Records the module's training flag and grad mode during inference.
+struct ModeProbe {
+  std::vector<bool>* seen;
+  void look(InferenceContext& ctx) {
+    seen->push_back(ctx.model->is_training());
+    seen->push_back(torch::GradMode::is_enabled());
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_step));
 };
 /// Captures a grad after backward.
 struct GradProbe {
@@ -232,4 +242,62 @@ TEST_CASE("counters are explicit", "[runners][counters]") {
   std::vector<std::vector<std::int64_t>> expected{{0, 0, 0, 0, 2, 3}, {0, 1, 1, 0, 2, 3}, {0, 2, 2, 0, 2, 3},
                                                     {1, 0, 3, 1, 2, 3}, {1, 1, 4, 1, 2, 3}, {1, 2, 5, 1, 2, 3}};
   CHECK(rows == expected);
+}
+
+namespace {
+/// A hook meant for the trainer.
+struct EpochSummary {
+  void write(TrainerContext&) {}
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(write, pts::on_trainer_epoch_finished));
+};
+}  // namespace
+
+TEST_CASE("runtime hooks on a training runner: bound by name, merged with static ones", "[runners][runtime]") {
+  std::vector<std::string> log;
+  torch::manual_seed(1);
+  Regressor m;
+  torch::optim::SGD opt(m->parameters(), 0.1);
+  TrainingEpochRunner runner(opt, {}, StepCounter{}, runtime_hooks{});
+  runner.hooks().attach(any_hook<TrainingContext>(TrainRecorder{&log}));
+  auto counted = std::make_shared<StepCounter>();
+  runner.hooks().attach(any_hook<TrainingContext>(counted, {.key = "runtime_steps"}));
+
+  capture_warnings warnings;
+  runner.hooks().attach(any_hook<TrainingContext>(EpochSummary{}));
+  REQUIRE(warnings.messages.size() == 1);
+  CHECK(warnings.messages[0] ==
+        "Hook EpochSummary declares handler method(s) (['write']) but TrainingEpochRunner exposes no "
+        "matching HookPoint. Was this hook attached to the wrong target?");
+  CHECK_THROWS_AS(runner.hooks().attach(any_hook<TrainingContext>(EpochSummary{}), {.strict = true}),
+                  binding_error);
+
+  auto data = regression_data(2, 4);
+  auto criterion = mse;
+  runner.run_epoch(m, data, 0, criterion);
+  CHECK(log.size() == 2 + 2 * 4);
+  CHECK(counted->steps == 2);
+  CHECK(runner.hooks().get<0>().steps == 2);
+  CHECK(runner.hooks().format_table().find("StepCounter::count   [runtime]") != std::string::npos);
+}
+
+TEST_CASE("inference runners: eval mode, no gradients, criterion optional", "[runners][inference]") {
+  std::vector<bool> seen;
+  torch::manual_seed(1);
+  Regressor m;
+  m->train();
+  auto data = regression_data(2, 4);
+  auto criterion = mse;
+
+  InferenceRunner infer(inference_options{}, ModeProbe{&seen});
+  auto plain = infer.run_epoch(m, data, 0);
+  CHECK(plain.scores.empty());
+  CHECK(plain.batches == 2);
+  CHECK(seen == std::vector<bool>{false, false, false, false});  // eval mode, grad mode off
+
+  BenchmarkRunner bench(inference_options{});
+  CHECK(bench.run_epoch(m, data, 0).scores.empty());
+  auto scored = bench.run_epoch(m, data, 0, criterion);
+  CHECK(scored.scores.at("loss") > 0);
+  CHECK(torch::GradMode::is_enabled());  // restored after the epoch
 }

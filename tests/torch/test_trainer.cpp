@@ -1,9 +1,10 @@
-#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <functional>
 
-#include "fixtures.hpp"
+#include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+
+#include <catch2/catch.hpp>
 
 using namespace tfx;
 using namespace hookforge;

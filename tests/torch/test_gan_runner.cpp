@@ -1,0 +1,343 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "fixtures.hpp"
+
+using namespace tfx;
+using namespace hookforge;
+
+namespace {
+
+// --- a tiny 1-D GAN: G shifts noise by a learnable b; D is logistic regression on (x, x^2) ----
+struct ShiftGeneratorImpl : torch::nn::Module {
+  ShiftGeneratorImpl() : shift(register_parameter("shift", torch::zeros({1}))) {}
+  torch::Tensor forward(const Entry& e) { return e.at("input") + shift; }
+  torch::Tensor shift;
+};
+TORCH_MODULE(ShiftGenerator);
+
+struct QuadDiscriminatorImpl : torch::nn::Module {
+  QuadDiscriminatorImpl() : linear(register_module("linear", torch::nn::Linear(2, 1))) {}
+  torch::Tensor forward(const Entry& e) {
+    auto x = e.at("input");
+    return linear(torch::cat({x, x * x}, 1));
+  }
+  torch::nn::Linear linear;
+};
+TORCH_MODULE(QuadDiscriminator);
+
+/// "input": noise N(0, 1); "target": real samples N(real_mean, 1).
+std::vector<Entry> gan_data(int batches, int size, double real_mean = 3.0, int seed = 1) {
+  torch::manual_seed(seed);
+  std::vector<Entry> data;
+  for (int i = 0; i < batches; ++i)
+    data.push_back(Entry{{"input", torch::randn({size, 1})}, {"target", real_mean + torch::randn({size, 1})}});
+  return data;
+}
+
+loss_terms d_bce(const Entry& e) {
+  const auto& real = e.at("d_real");
+  const auto& fake = e.at("d_fake");
+  return {{"real", torch::binary_cross_entropy_with_logits(real, torch::ones_like(real))},
+          {"fake", torch::binary_cross_entropy_with_logits(fake, torch::zeros_like(fake))}};
+}
+torch::Tensor g_bce(const Entry& e) {  // non-saturating
+  const auto& fake = e.at("d_fake_for_g");
+  return torch::binary_cross_entropy_with_logits(fake, torch::ones_like(fake));
+}
+
+/// One method per point, each taking GANContext&.
+struct GanRecorder {
+  std::vector<std::string>* log;
+  void epoch_start(GANContext&) { log->push_back("on_epoch_start"); }
+  void pre_step(GANContext&) { log->push_back("on_pre_step"); }
+  void pre_d_forward(GANContext&) { log->push_back("on_pre_d_forward"); }
+  void post_d_forward(GANContext&) { log->push_back("on_post_d_forward"); }
+  void post_d_backward(GANContext&) { log->push_back("on_post_d_backward"); }
+  void pre_g_forward(GANContext&) { log->push_back("on_pre_g_forward"); }
+  void post_g_forward(GANContext&) { log->push_back("on_post_g_forward"); }
+  void post_g_backward(GANContext&) { log->push_back("on_post_g_backward"); }
+  void post_step(GANContext&) { log->push_back("on_post_step"); }
+  void epoch_end(GANContext&) { log->push_back("on_epoch_end"); }
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start), HOOKFORGE_HOOKS_INTO(pre_step, pts::on_pre_step),
+      HOOKFORGE_HOOKS_INTO(pre_d_forward, pts::on_pre_d_forward),
+      HOOKFORGE_HOOKS_INTO(post_d_forward, pts::on_post_d_forward),
+      HOOKFORGE_HOOKS_INTO(post_d_backward, pts::on_post_d_backward),
+      HOOKFORGE_HOOKS_INTO(pre_g_forward, pts::on_pre_g_forward),
+      HOOKFORGE_HOOKS_INTO(post_g_forward, pts::on_post_g_forward),
+      HOOKFORGE_HOOKS_INTO(post_g_backward, pts::on_post_g_backward),
+      HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step), HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
+};
+
+/// Records (global_step, d_stepped, g_stepped, d_steps, g_steps) at on_post_step.
+struct StepProbe {
+  std::vector<std::vector<std::int64_t>>* rows;
+  void see(GANContext& ctx) {
+    rows->push_back({ctx.global_step, ctx.d_stepped, ctx.g_stepped, ctx.d_steps, ctx.g_steps});
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
+};
+
+struct VetoD {
+  void veto(GANContext& ctx) { ctx.run_d = false; }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
+};
+struct VetoG {
+  void veto(GANContext& ctx) { ctx.run_g = false; }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
+};
+/// Vetoes D's step after its backward (the loss is still computed and scored).
+struct VetoDStepLate {
+  void veto(GANContext& ctx) { ctx.run_d = false; }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_d_backward));
+};
+
+/// Checks what each backward point sees.
+struct GradProbe {
+  std::vector<torch::Tensor> d_grads_after_d, d_grads_after_g;
+  bool g_grads_at_g = false, phases_ok = true, d_frozen_in_g = true;
+  void after_d(GANContext& ctx) {
+    phases_ok &= ctx.phase == gan_phase::discriminator && ctx.parameters().size() == ctx.d_parameters().size();
+    d_grads_after_d.clear();
+    for (auto& p : ctx.d_parameters()) d_grads_after_d.push_back(p.grad().clone());
+  }
+  void in_g(GANContext& ctx) {
+    phases_ok &= ctx.phase == gan_phase::generator;
+    for (auto& p : ctx.d_parameters()) d_frozen_in_g &= !p.requires_grad();
+  }
+  void after_g(GANContext& ctx) {
+    phases_ok &= ctx.phase == gan_phase::generator;
+    g_grads_at_g = ctx.parameters()[0].grad().defined() && ctx.parameters()[0].grad().abs().sum().item<double>() > 0;
+    d_grads_after_g.clear();
+    for (auto& p : ctx.d_parameters()) d_grads_after_g.push_back(p.grad().clone());
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(after_d, pts::on_post_d_backward),
+                                                       HOOKFORGE_HOOKS_INTO(in_g, pts::on_post_g_forward),
+                                                       HOOKFORGE_HOOKS_INTO(after_g, pts::on_post_g_backward));
+};
+
+/// Adds 0.1 * b^2 to the G loss.
+struct ShiftPenalty {
+  void add(GANContext& ctx) { ctx.g_extra_losses["penalty"] = 0.1 * ctx.g_parameters()[0].pow(2).sum(); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_g_forward));
+};
+
+/// Copies the entry's field names at on_post_g_forward.
+struct FieldProbe {
+  std::vector<std::string>* names;
+  bool real_for_g_constant = false;
+  void see(GANContext& ctx) {
+    *names = ctx.entry.names();
+    if (ctx.entry.contains("d_real_for_g")) real_for_g_constant = !ctx.entry.at("d_real_for_g").requires_grad();
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_g_forward));
+};
+
+std::vector<torch::Tensor> snapshot(torch::nn::Module& m) {
+  std::vector<torch::Tensor> out;
+  for (auto& p : m.parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!torch::equal(a[i], b[i])) return false;
+  return true;
+}
+
+/// A generator, a discriminator and their optimisers, seeded.
+struct Gan {
+  ShiftGenerator g;
+  QuadDiscriminator d;
+  torch::optim::SGD g_opt, d_opt;
+  explicit Gan(double lr = 0.05)
+      : g((torch::manual_seed(0), ShiftGenerator())),
+        d(),
+        g_opt(g->parameters(), lr),
+        d_opt(d->parameters(), lr) {}
+};
+
+}  // namespace
+
+TEST_CASE("GAN points fire in the documented order", "[gan][order]") {
+  std::vector<std::string> log;
+  Gan gan;
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{}, GanRecorder{&log});
+  auto data = gan_data(2, 8);
+  auto result = runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+
+  std::vector<std::string> expected{"on_epoch_start"};
+  for (int b = 0; b < 2; ++b)
+    expected.insert(expected.end(), {"on_pre_step", "on_pre_d_forward", "on_post_d_forward", "on_post_d_backward",
+                                     "on_pre_g_forward", "on_post_g_forward", "on_post_g_backward",
+                                     "on_post_step"});
+  expected.push_back("on_epoch_end");
+  CHECK(log == expected);
+  CHECK(result.batches == 2);
+  CHECK(runner.d_steps() == 2);
+  CHECK(runner.g_steps() == 2);
+  static_assert(decltype(runner)::runner_name == "GANTrainingRunner");
+}
+
+TEST_CASE("step_ratio 2 updates D every batch and G every second batch", "[gan][step_ratio]") {
+  std::vector<std::vector<std::int64_t>> rows;
+  std::vector<std::string> log;
+  Gan gan;
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{.step_ratio = 2}, StepProbe{&rows},
+                           GanRecorder{&log});
+  auto data = gan_data(3, 8);
+  runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+  runner.run_epoch(gan.g, gan.d, data, 1, d_bce, g_bce);  // the cadence runs on over epochs
+
+  //                                        global d_stepped g_stepped d_steps g_steps
+  std::vector<std::vector<std::int64_t>> expected{{0, 1, 0, 1, 0}, {1, 1, 1, 2, 1}, {2, 1, 0, 3, 1},
+                                                    {3, 1, 1, 4, 2}, {4, 1, 0, 5, 2}, {5, 1, 1, 6, 3}};
+  CHECK(rows == expected);
+  CHECK(std::count(log.begin(), log.end(), "on_pre_d_forward") == 6);
+  CHECK(std::count(log.begin(), log.end(), "on_pre_g_forward") == 3);
+  CHECK(std::count(log.begin(), log.end(), "on_post_g_backward") == 3);
+  CHECK(runner.d_steps() == 6);
+  CHECK(runner.g_steps() == 3);
+}
+
+TEST_CASE("vetoing a network's update leaves its parameters bit-identical", "[gan][veto]") {
+  auto data = gan_data(3, 8);
+
+  SECTION("run_d = false at on_pre_step") {
+    std::vector<std::string> log;
+    Gan gan;
+    auto d_before = snapshot(*gan.d), g_before = snapshot(*gan.g);
+    GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{}, VetoD{}, GanRecorder{&log});
+    auto r = runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+    CHECK(same(d_before, snapshot(*gan.d)));
+    CHECK_FALSE(same(g_before, snapshot(*gan.g)));
+    CHECK(runner.d_steps() == 0);
+    CHECK(runner.g_steps() == 3);
+    CHECK(std::count(log.begin(), log.end(), "on_pre_d_forward") == 0);
+    CHECK(r.scores.count("d_loss") == 0);
+    CHECK(r.scores.count("g_loss") == 1);
+  }
+  SECTION("run_g = false at on_pre_step") {
+    std::vector<std::string> log;
+    Gan gan;
+    auto d_before = snapshot(*gan.d), g_before = snapshot(*gan.g);
+    GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{}, VetoG{}, GanRecorder{&log});
+    auto r = runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+    CHECK(same(g_before, snapshot(*gan.g)));
+    CHECK_FALSE(same(d_before, snapshot(*gan.d)));
+    CHECK(runner.d_steps() == 3);
+    CHECK(runner.g_steps() == 0);
+    CHECK(std::count(log.begin(), log.end(), "on_pre_g_forward") == 0);
+    CHECK(r.scores.count("g_loss") == 0);
+  }
+  SECTION("run_d = false at on_post_d_backward skips the step but keeps the score") {
+    Gan gan;
+    auto d_before = snapshot(*gan.d);
+    GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{}, VetoDStepLate{});
+    auto r = runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+    CHECK(same(d_before, snapshot(*gan.d)));
+    CHECK(runner.d_steps() == 0);
+    CHECK(runner.g_steps() == 3);
+    CHECK(r.scores.count("d_loss") == 1);
+  }
+}
+
+TEST_CASE("each backward point sees its own network's gradients", "[gan][grads]") {
+  Gan gan(0.0);  // lr 0: nothing moves, so the grads can be compared
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{}, GradProbe{});
+  auto data = gan_data(1, 16);
+  runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+  auto& probe = runner.hooks().get<0>();
+  CHECK(probe.phases_ok);
+  CHECK(probe.d_frozen_in_g);  // D is a fixed judge in the G phase...
+  CHECK(probe.g_grads_at_g);
+  REQUIRE(probe.d_grads_after_d.size() == probe.d_grads_after_g.size());
+  CHECK(same(probe.d_grads_after_d, probe.d_grads_after_g));  // ...so G's loss leaves D's grads alone
+  for (auto& p : gan.d->parameters()) CHECK(p.requires_grad());  // and its flags come back
+}
+
+TEST_CASE("GAN scores: totals, prefixed terms and extra losses", "[gan][scores]") {
+  Gan gan;
+  std::vector<std::string> fields;
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{.step_ratio = 2, .d_real_for_g = true},
+                           ShiftPenalty{}, FieldProbe{&fields});
+  auto data = gan_data(4, 8);
+  auto r = runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+  std::vector<std::string> keys;
+  for (auto& [name, value] : r.scores) keys.push_back(name);
+  CHECK(keys == std::vector<std::string>{"d.fake", "d.real", "d_loss", "g.loss", "g.penalty", "g_loss"});
+  CHECK(r.scores.at("d_loss") == Approx(r.scores.at("d.fake") + r.scores.at("d.real")));
+  CHECK(r.scores.at("g_loss") == Approx(r.scores.at("g.loss") + r.scores.at("g.penalty")));
+  CHECK(r.scores.at("g.penalty") > 0);
+  CHECK(fields == std::vector<std::string>{"input", "target", "output", "fake", "d_real", "d_fake",
+                                           "d_fake_for_g", "d_real_for_g"});
+  CHECK(runner.hooks().get<1>().real_for_g_constant);
+}
+
+TEST_CASE("a 1-D GAN moves the fake distribution to the real mean", "[gan][learn]") {
+  Gan gan(0.05);
+  auto data = gan_data(8, 64, 3.0, 7);
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{});
+  auto fake_mean = [&] { return gan.g->shift.item<double>(); };  // mean(noise + b) = b
+  const double start = std::abs(fake_mean() - 3.0);
+  for (int epoch = 0; epoch < 40; ++epoch) runner.run_epoch(gan.g, gan.d, data, epoch, d_bce, g_bce);
+  const double end = std::abs(fake_mean() - 3.0);
+  INFO("start " << start << ", end " << end);
+  CHECK(start == Approx(3.0));
+  CHECK(end < 0.5);
+  CHECK(runner.g_steps() == 8 * 40);
+}
+
+TEST_CASE("GAN runner counters and scalers round-trip through state_dict", "[gan][state]") {
+  Gan gan;
+  auto data = gan_data(3, 8);
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{.step_ratio = 2});
+  runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+  auto state = runner.state_dict();
+  CHECK(state.at("global_step").toInt() == 3);
+  CHECK(state.at("d_steps").toInt() == 3);
+  CHECK(state.at("g_steps").toInt() == 1);
+
+  std::vector<std::vector<std::int64_t>> rows;
+  GANTrainingRunner resumed(gan.d_opt, gan.g_opt, gan_options{.step_ratio = 2}, StepProbe{&rows});
+  resumed.load_state_dict(state);
+  resumed.run_epoch(gan.g, gan.d, data, 1, d_bce, g_bce);
+  std::vector<std::vector<std::int64_t>> expected{{3, 1, 1, 4, 2}, {4, 1, 0, 5, 2}, {5, 1, 1, 6, 3}};
+  CHECK(rows == expected);
+}
+
+TEST_CASE("a GAN runner needs both optimisers", "[gan][construct]") {
+  Gan gan;
+  using Catch::Matchers::Contains;
+  torch::optim::Optimizer* none = nullptr;
+  CHECK_THROWS_AS(GANTrainingRunner(&gan.d_opt, none, gan_options{}), std::invalid_argument);
+  CHECK_THROWS_WITH(GANTrainingRunner(&gan.d_opt, none, gan_options{}),
+                    Contains("generator optimizer (g_optimizer) is missing"));
+  CHECK_THROWS_WITH(GANTrainingRunner(nullptr, &gan.g_opt, gan_options{}),
+                    Contains("discriminator optimizer (d_optimizer) is missing"));
+  CHECK_THROWS_WITH(GANTrainingRunner(none, none, gan_options{}),
+                    Contains("d_optimizer) and the generator optimizer (g_optimizer) are missing"));
+  CHECK_THROWS_WITH(GANTrainingRunner(gan.d_opt, gan.d_opt, gan_options{}), Contains("same object"));
+  CHECK_THROWS_WITH(GANTrainingRunner(gan.d_opt, gan.g_opt, gan_options{.step_ratio = 0}),
+                    Contains("step_ratio must be >= 1"));
+  CHECK_NOTHROW(GANTrainingRunner(&gan.d_opt, &gan.g_opt, gan_options{}));
+}
+
+TEST_CASE("SCRATCH trajectory", "[.scratch]") {
+  for (int seed : {1, 2, 3, 7, 11}) {
+    Gan gan(0.05);
+    auto data = gan_data(8, 64, 3.0, seed);
+    GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{});
+    std::string line;
+    for (int epoch = 0; epoch < 60; ++epoch) {
+      runner.run_epoch(gan.g, gan.d, data, epoch, d_bce, g_bce);
+      if (epoch % 5 == 4) line += std::to_string(gan.g->shift.item<double>()).substr(0, 5) + " ";
+    }
+    std::cout << "seed " << seed << ": " << line << "\n";
+  }
+}
