@@ -9,6 +9,7 @@
 #include "hookforge/torch/contexts.hpp"
 #include "hookforge/torch/criterion.hpp"
 #include "hookforge/torch/entry.hpp"
+#include "hookforge/torch/gan_runner.hpp"
 #include "hookforge/torch/grad_scaler.hpp"
 #include "hookforge/torch/inference_runner.hpp"
 #include "hookforge/torch/lr_scheduler.hpp"

@@ -59,3 +59,15 @@ TEST_CASE("the binding table lists every point and its handlers in order", "[dis
   CHECK(text.find("HIGH (30)          TwoHandlers::step") != std::string::npos);
   CHECK(text.find("on_pre_attack") != std::string::npos);  // unbound points show too
 }
+
+TEST_CASE("a runner without hooks fires nothing and lists every point", "[dispatch]") {
+  Runner<> empty;
+  Runner<hookforge::runtime_hooks> only_runtime{hookforge::runtime_hooks{}};
+  Ctx ctx;
+  empty.fire<pts::on_post_step>(ctx);
+  only_runtime.fire<pts::on_post_step>(ctx);
+  CHECK(ctx.log.empty());
+  CHECK(empty.hooks().table().empty());
+  CHECK(empty.hooks().format_table() ==
+        "TestRunner\n  on_epoch_start               -\n  on_post_step                 -\n  on_pre_attack                -\n");
+}

@@ -85,6 +85,17 @@ struct TrainerRecorder {
       HOOKFORGE_HOOKS_INTO(finished, pts::on_training_finished));
 };
 
+/// Writes a state_dict to pickle bytes and reads it back, as a checkpoint file would.
+inline hookforge::state_dict through_pickle(const hookforge::state_dict& state) {
+  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+  for (const auto& [key, value] : state) dict.insert(c10::IValue(key), value);
+  const auto bytes = torch::pickle_save(dict);
+  hookforge::state_dict loaded;
+  for (const auto& entry : torch::pickle_load(bytes).toGenericDict())
+    loaded.emplace(entry.key().toStringRef(), entry.value());
+  return loaded;
+}
+
 /// A stateful hook: counts optimiser steps, saved in checkpoints.
 struct StepCounter {
   std::int64_t steps = 0;

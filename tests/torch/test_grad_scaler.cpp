@@ -11,11 +11,15 @@
 // torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the reverse.
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
 #include <torch/version.h>
 
 #include "hookforge/torch/grad_scaler.hpp"
 
 namespace {
+
+using tfx::through_pickle;
 
 using hookforge::grad_scaler_options;
 using hookforge::GradScaler;
@@ -49,17 +53,6 @@ bool iteration(GradScaler& scaler, model& m, float planted = 0.0f) {
   const bool stepped = scaler.step(m.optimizer);
   scaler.update();
   return stepped;
-}
-
-hookforge::state_dict through_pickle(const hookforge::state_dict& state) {
-  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-  for (const auto& [key, value] : state) dict.insert(c10::IValue(key), value);
-  const auto bytes = torch::pickle_save(dict);
-  hookforge::state_dict loaded;
-  for (const auto& entry : torch::pickle_load(bytes).toGenericDict()) {
-    loaded.emplace(entry.key().toStringRef(), entry.value());
-  }
-  return loaded;
 }
 
 }  // namespace

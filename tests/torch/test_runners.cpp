@@ -301,3 +301,20 @@ TEST_CASE("inference runners: eval mode, no gradients, criterion optional", "[ru
   CHECK(scored.scores.at("loss") > 0);
   CHECK(torch::GradMode::is_enabled());  // restored after the epoch
 }
+
+TEST_CASE("score_accumulator: sample-weighted means, folded in chunks", "[runners][scores]") {
+  score_accumulator acc;
+  double expected_sum = 0, weight = 0;
+  for (int i = 0; i < 600; ++i) {  // more than two folds
+    const std::int64_t size = 1 + i % 7;
+    std::map<std::string, torch::Tensor> scores{{"loss", torch::tensor(double(i))}};
+    if (i % 2 == 0) scores["even"] = torch::full({3}, 2.0);  // a non-scalar score, half the batches
+    acc.add(scores, size);
+    expected_sum += double(i) * double(size);
+    weight += double(size);
+  }
+  auto means = acc.means();
+  CHECK(means.at("loss") == Approx(expected_sum / weight).epsilon(1e-12));
+  CHECK(means.at("even") == Approx(2.0));
+  CHECK(acc.means() == means);  // reading does not change the accumulator
+}

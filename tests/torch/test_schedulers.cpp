@@ -9,9 +9,13 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
+
 #include "hookforge/torch/lr_scheduler.hpp"
 
 namespace {
+
+using tfx::through_pickle;
 
 using hookforge::lr_scheduler;
 
@@ -60,18 +64,6 @@ std::vector<double> first_group(const std::vector<std::vector<double>>& lrs) {
   std::vector<double> first;
   for (const auto& step : lrs) first.push_back(step.at(0));
   return first;
-}
-
-/// Writes a state_dict to pickle bytes and reads it back, as a checkpoint file would.
-hookforge::state_dict through_pickle(const hookforge::state_dict& state) {
-  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-  for (const auto& [key, value] : state) dict.insert(c10::IValue(key), value);
-  const auto bytes = torch::pickle_save(dict);
-  hookforge::state_dict loaded;
-  for (const auto& entry : torch::pickle_load(bytes).toGenericDict()) {
-    loaded.emplace(entry.key().toStringRef(), entry.value());
-  }
-  return loaded;
 }
 
 using make_scheduler = std::function<std::unique_ptr<lr_scheduler>(torch::optim::Optimizer&)>;

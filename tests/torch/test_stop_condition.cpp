@@ -9,9 +9,13 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
+
 #include "hookforge/torch/stop_condition.hpp"
 
 namespace {
+
+using tfx::through_pickle;
 
 using hookforge::ValidationLossDidNotImprove;
 
@@ -19,17 +23,6 @@ std::vector<bool> decisions(hookforge::stop_condition& condition, const std::vec
   std::vector<bool> stops;
   for (double loss : losses) stops.push_back(condition.should_stop(loss));
   return stops;
-}
-
-hookforge::state_dict through_pickle(const hookforge::state_dict& state) {
-  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-  for (const auto& [key, value] : state) dict.insert(c10::IValue(key), value);
-  const auto bytes = torch::pickle_save(dict);
-  hookforge::state_dict loaded;
-  for (const auto& entry : torch::pickle_load(bytes).toGenericDict()) {
-    loaded.emplace(entry.key().toStringRef(), entry.value());
-  }
-  return loaded;
 }
 
 constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();

@@ -31,9 +31,11 @@ using binding_map = std::map<std::string, std::vector<std::string>, std::less<>>
 
 /// What a config may say about a hook besides its constructor parameters.
 struct hook_options {
-  std::optional<int> priority;  ///< overrides the hook's own priority
-  std::string key;              ///< state key; empty: the hook's own
-  binding_map bindings;         ///< remaps handlers to other points, or disables them
+  // Default member initializers let callers name only what they set
+  // ({.priority = HIGH}) without -Wmissing-field-initializers warnings.
+  std::optional<int> priority{};  ///< overrides the hook's own priority
+  std::string key{};              ///< state key; empty: the hook's own
+  binding_map bindings{};         ///< remaps handlers to other points, or disables them
 };
 
 namespace detail {

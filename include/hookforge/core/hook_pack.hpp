@@ -71,6 +71,7 @@ constexpr auto dispatch_order() {
     ++i;
   };
   (add_hook(std::type_identity<Hooks>{}), ...);
+  (void)add_hook;  // unused for an empty pack
   for (std::size_t a = 1; a < n; ++a)  // insertion sort: stable
     for (std::size_t b = a; b > 0 && order[b - 1].priority > order[b].priority; --b)
       std::swap(order[b - 1], order[b]);
@@ -82,8 +83,9 @@ inline constexpr auto dispatch_order_v = dispatch_order<P, Hooks...>();
 
 template <class... Hooks>
 constexpr std::size_t runtime_slot_index() {
+  constexpr bool is_slot[] = {std::is_same_v<Hooks, runtime_hooks>..., false};
   std::size_t i = 0;
-  ((std::is_same_v<Hooks, runtime_hooks> ? false : (++i, true)) && ...);
+  while (i < sizeof...(Hooks) && !is_slot[i]) ++i;
   return i;  // sizeof...(Hooks) when absent
 }
 
@@ -205,6 +207,7 @@ class hook_pack {
       }
     };
     ((run_dynamic_before(Order[K].priority, Order[K].hook), call<K, Order>(ctx)), ...);
+    (void)run_dynamic_before;  // unused when no static handler is bound here
     for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
   }
 

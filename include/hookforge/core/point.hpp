@@ -45,8 +45,9 @@ struct point_list {
   /// Position of P in the list (size when absent).
   template <class P>
   static constexpr std::size_t index_of = [] {
+    constexpr bool match[] = {std::is_same_v<P, Points>..., false};
     std::size_t i = 0;
-    ((std::is_same_v<P, Points> ? false : (++i, true)) && ...);
+    while (i < sizeof...(Points) && !match[i]) ++i;
     return i;
   }();
 };

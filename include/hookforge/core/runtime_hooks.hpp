@@ -68,11 +68,6 @@ class runtime_hooks {
   void attach(const detail::erased_hook& hook, std::span<const std::string_view> points,
               std::string_view runner, std::span<const std::string_view> taken_keys,
               attach_policy policy = {}) {
-    if (hook.handlers.empty()) {
-      report(policy, fmt::format("Hook {} declares no handler methods; attaching it to {} does nothing.",
-                                 hook.type_name, runner));
-      return;
-    }
     check_state_key(hook, taken_keys, runner);
 
     struct placement { std::size_t point; const detail::erased_handler* handler; };

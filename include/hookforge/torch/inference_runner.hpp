@@ -34,7 +34,7 @@ struct no_criterion {};
 struct inference_options {
   bool mixed_precision = false;
   torch::Device device = torch::kCPU;
-  std::vector<postprocessor> postprocessors;
+  std::vector<postprocessor> postprocessors{};
 };
 
 namespace detail {
@@ -81,7 +81,7 @@ class inference_loop {
     std::int64_t batch = 0;
     for_each_batch(loader, [&](Entry&& input, bool) {
       ctx.batch_idx = batch++;
-      ctx.entry = input.to(options_.device);
+      ctx.entry = on_device(std::move(input), options_.device);
       ctx.losses.clear();
       ctx.loss = torch::Tensor();
       ctx.batch_scores.clear();
@@ -93,8 +93,7 @@ class inference_loop {
       }
       if constexpr (has_criterion) {
         ctx.loss = total_loss(ctx.losses);
-        for (const auto& [name, value] : ctx.losses) ctx.batch_scores[name] = value;
-        ctx.batch_scores["loss"] = ctx.loss;  // "loss" is always the total
+        record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
         ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
       }
       hooks_.template fire<points::on_post_step>(ctx);

@@ -8,11 +8,26 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <ATen/core/ivalue.h>
 
 namespace hookforge {
 
 using state_dict = std::map<std::string, c10::IValue>;
+
+/// Store `inner`'s entries in `outer` as "<prefix>.<key>" (a component's state inside another's).
+inline void nest_state(state_dict& outer, std::string_view prefix, const state_dict& inner) {
+  for (const auto& [key, value] : inner) outer[std::string(prefix) + "." + key] = value;
+}
+
+/// The entries of `outer` stored under "<prefix>.", with the prefix removed.
+inline state_dict nested_state(const state_dict& outer, std::string_view prefix) {
+  const std::string head = std::string(prefix) + ".";
+  state_dict inner;
+  for (auto it = outer.lower_bound(head); it != outer.end() && it->first.compare(0, head.size(), head) == 0; ++it)
+    inner[it->first.substr(head.size())] = it->second;
+  return inner;
+}
 
 }  // namespace hookforge

@@ -42,6 +42,21 @@ struct epoch_result {
   bool stop_training = false; ///< a hook asked the trainer to stop
 };
 
+/// The batch on `device`; a batch already there is passed through untouched.
+inline Entry on_device(Entry&& batch, torch::Device device) {
+  for (const auto& [name, tensor] : batch)
+    if (tensor.defined() && tensor.device() != device) return batch.to(device);
+  return std::move(batch);
+}
+
+/// A batch's scores: each loss term detached under its name, and "loss", always the total.
+inline void record_scores(const loss_terms& terms, const torch::Tensor& total,
+                          std::map<std::string, torch::Tensor>& scores) {
+  for (const auto& [name, value] : terms)
+    if (name != "loss") scores[name] = value.detach();
+  scores["loss"] = total.detach();
+}
+
 /// A transform applied to the batch after the model's output is merged in.
 using postprocessor = std::function<void(Entry&)>;
 
@@ -50,7 +65,7 @@ struct training_options {
   bool mixed_precision = false;           ///< autocast (fp16 on CUDA, bf16 on CPU) + gradient scaler
   torch::Device device = torch::kCPU;     ///< where batches are moved before forward
   grad_scaler_options scaler = {};        ///< used when mixed_precision is on
-  std::vector<postprocessor> postprocessors;
+  std::vector<postprocessor> postprocessors{};
 };
 
 template <class... Hooks>
@@ -122,16 +137,13 @@ class TrainingEpochRunner {
   /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
   hookforge::state_dict state_dict() const {
     hookforge::state_dict state{{"global_step", global_step_}, {"optimizer_steps", optimizer_steps_}};
-    for (auto& [key, value] : scaler_.state_dict()) state["scaler." + key] = value;
+    nest_state(state, "scaler", scaler_.state_dict());
     return state;
   }
   void load_state_dict(const hookforge::state_dict& state) {
     global_step_ = state.at("global_step").toInt();
     optimizer_steps_ = state.at("optimizer_steps").toInt();
-    hookforge::state_dict scaler_state;
-    for (const auto& [key, value] : state)
-      if (key.rfind("scaler.", 0) == 0) scaler_state[key.substr(7)] = value;
-    scaler_.load_state_dict(scaler_state);
+    scaler_.load_state_dict(nested_state(state, "scaler"));
   }
 
  private:
@@ -146,7 +158,7 @@ class TrainingEpochRunner {
   void begin_batch(Ctx& ctx, std::int64_t index, Entry&& input) {
     ctx.batch_idx = index;
     ctx.global_step = global_step_;
-    ctx.entry = input.to(options_.device);
+    ctx.entry = on_device(std::move(input), options_.device);
     ctx.skip_batch = false;
     ctx.extra_losses.clear();
     ctx.skip_optimizer_step = false;
@@ -176,15 +188,16 @@ class TrainingEpochRunner {
     }
     ctx.loss = total_loss(ctx.losses);
 
-    auto scaled = ctx.loss / static_cast<double>(options_.gradient_accumulation_steps);
+    auto scaled = options_.gradient_accumulation_steps == 1
+                      ? ctx.loss
+                      : ctx.loss / static_cast<double>(options_.gradient_accumulation_steps);
     scaler_.scale(scaled).backward();
     ctx.optimizer_step_due = pending == options_.gradient_accumulation_steps || last;
     if (ctx.optimizer_step_due) scaler_.unscale_(*optimizer_);  // hooks edit true gradients
     hooks_.template fire<points::on_post_backward>(ctx);
     if (ctx.optimizer_step_due) update(ctx, /*unscaled=*/true);
 
-    for (const auto& [name, value] : ctx.losses) ctx.batch_scores[name] = value.detach();
-    ctx.batch_scores["loss"] = ctx.loss.detach();  // "loss" is always the total
+    record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
     ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
   }
 
