@@ -107,7 +107,7 @@ class hook_pack {
   // Member signatures name the context through a template parameter: a runner may hold
   // its pack in a base class, where the runner's own members are not declared yet.
   template <class P, class Ctx>
-  void fire(Ctx& ctx) {
+  [[gnu::always_inline]] inline void fire(Ctx& ctx) {
     static_assert(std::is_same_v<Ctx, context_of<Runner>>,
                   "hookforge: fire() takes the runner's own context type (Runner::Ctx)");
     static_assert(points_of<Runner>::template contains<P>,
@@ -117,11 +117,12 @@ class hook_pack {
     if constexpr (!takes_runtime_hooks) {
       fire_static<order>(ctx, seq);
     } else {
-      auto dynamic = runtime().at(points_of<Runner>::template index_of<P>);
+      constexpr auto point = points_of<Runner>::template index_of<P>;
+      auto dynamic = runtime().at(point);
       if (dynamic.empty())
         fire_static<order>(ctx, seq);
       else
-        fire_merged<order>(ctx, dynamic, seq);
+        fire_merged<order>(ctx, dynamic, runtime().priorities_at(point), seq);
     }
   }
 
@@ -177,8 +178,10 @@ class hook_pack {
   }
 
  private:
+  // always_inline: firing must stay a sequence of direct calls even when the same
+  // point is fired from several places (GCC's heuristics may otherwise outline it).
   template <std::size_t K, auto& Order, class Ctx>
-  void call(Ctx& ctx) {
+  [[gnu::always_inline]] inline void call(Ctx& ctx) {
     constexpr auto slot = Order[K];
     using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
     using B = detail::type_at_t<slot.binding, bindings_of<H>>;
@@ -189,25 +192,36 @@ class hook_pack {
   }
 
   template <auto& Order, class Ctx, std::size_t... K>
-  void fire_static(Ctx& ctx, std::index_sequence<K...>) {
+  [[gnu::always_inline]] inline void fire_static(Ctx& ctx, std::index_sequence<K...>) {
     (call<K, Order>(ctx), ...);
   }
 
-  // Runtime handler r runs before static slot s when it has a lower priority,
-  // or the same priority and the runtime slot was attached (listed) earlier.
+  // Runtime handler r runs before static slot s when it has a lower priority, or the
+  // same priority and the runtime slot is listed before s's hook. The check is emitted
+  // only where that can change between consecutive slots.
+  template <auto& Order, std::size_t K>
+  static constexpr bool dynamic_may_run_before() {
+    if constexpr (K == 0) {
+      return true;
+    } else {
+      constexpr auto a = Order[K - 1], b = Order[K];
+      return a.priority != b.priority || ((runtime_index < a.hook) != (runtime_index < b.hook));
+    }
+  }
+
   template <auto& Order, class Ctx, std::size_t... K>
   void fire_merged(Ctx& ctx, std::span<const runtime_hooks::handler> dynamic,
-                   std::index_sequence<K...>) {
+                   std::span<const int> priorities, std::index_sequence<K...>) {
     std::size_t r = 0;
-    auto run_dynamic_before = [&](int priority, std::size_t hook) {
+    [[maybe_unused]] auto run_dynamic_before = [&](int priority, std::size_t hook) {
       for (; r < dynamic.size(); ++r) {
-        const auto& d = dynamic[r];
-        if (d.priority > priority || (d.priority == priority && hook < runtime_index)) break;
-        d.call(d.object, &ctx);
+        if (priorities[r] > priority || (priorities[r] == priority && hook < runtime_index)) break;
+        dynamic[r].call(dynamic[r].object, &ctx);
       }
     };
-    ((run_dynamic_before(Order[K].priority, Order[K].hook), call<K, Order>(ctx)), ...);
-    (void)run_dynamic_before;  // unused when no static handler is bound here
+    ((dynamic_may_run_before<Order, K>() ? run_dynamic_before(Order[K].priority, Order[K].hook) : void(),
+      call<K, Order>(ctx)),
+     ...);
     for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
   }
 

@@ -39,11 +39,10 @@ struct runtime_state {
 
 class runtime_hooks {
  public:
-  /// One bound handler, as the dispatcher sees it.
+  /// One bound handler, as the dispatcher sees it (16 bytes; priorities are kept apart).
   struct handler {
     detail::erased_call call;
     void* object;
-    int priority;
   };
   /// One bound handler, as a binding table shows it.
   struct description {
@@ -56,6 +55,11 @@ class runtime_hooks {
   std::span<const handler> at(std::size_t point) const {
     if (point >= handlers_.size()) return {};
     return handlers_[point];
+  }
+  /// The priorities of at(point), index for index.
+  std::span<const int> priorities_at(std::size_t point) const {
+    if (point >= priorities_.size()) return {};
+    return priorities_[point];
   }
   std::span<const description> described_at(std::size_t point) const {
     if (point >= described_.size()) return {};
@@ -94,14 +98,14 @@ class runtime_hooks {
                                  hook.type_name, fmt::join(unmatched, "', '"), runner));
 
     handlers_.resize(std::max(handlers_.size(), points.size()));
+    priorities_.resize(handlers_.size());
     described_.resize(handlers_.size());
     for (const auto& [point, h] : placed) {
-      auto& list = handlers_[point];
       // Equal priorities keep attach order: insert after every handler of the same priority.
-      auto pos = std::upper_bound(list.begin(), list.end(), hook.priority,
-                                  [](int p, const handler& e) { return p < e.priority; });
-      auto index = pos - list.begin();
-      list.insert(pos, handler{h->call, hook.object.get(), hook.priority});
+      auto& priorities = priorities_[point];
+      auto index = std::upper_bound(priorities.begin(), priorities.end(), hook.priority) - priorities.begin();
+      priorities.insert(priorities.begin() + index, hook.priority);
+      handlers_[point].insert(handlers_[point].begin() + index, handler{h->call, hook.object.get()});
       described_[point].insert(described_[point].begin() + index,
                                description{hook.type_name, h->method, hook.priority});
     }
@@ -128,6 +132,7 @@ class runtime_hooks {
   }
 
   std::vector<std::vector<handler>> handlers_;
+  std::vector<std::vector<int>> priorities_;
   std::vector<std::vector<description>> described_;
   std::vector<std::shared_ptr<void>> owned_;
   std::vector<runtime_state> states_;
