@@ -63,6 +63,12 @@ struct ModeProbe {
   }
   static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_step));
 };
+/// Records the dtype of the model's output (autocast's doing).
+struct OutputDtype {
+  std::vector<c10::ScalarType>* seen;
+  void look(TrainingContext& ctx) { seen->push_back(ctx.entry.at("output").scalar_type()); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_forward));
+};
 /// Captures a grad after backward.
 struct GradProbe {
   torch::Tensor* out;
@@ -317,4 +323,22 @@ TEST_CASE("score_accumulator: sample-weighted means, folded in chunks", "[runner
   CHECK(means.at("loss") == Approx(expected_sum / weight).epsilon(1e-12));
   CHECK(means.at("even") == Approx(2.0));
   CHECK(acc.means() == means);  // reading does not change the accumulator
+}
+
+TEST_CASE("mixed precision on CPU: bfloat16 autocast, no loss scaling, still learns", "[runners][amp]") {
+  std::vector<c10::ScalarType> seen;
+  torch::manual_seed(2);
+  Regressor m;
+  torch::optim::SGD opt(m->parameters(), 0.05);
+  TrainingEpochRunner runner(opt, training_options{.mixed_precision = true}, OutputDtype{&seen});
+  CHECK_FALSE(runner.scaler().is_enabled());  // loss scaling is for float16 on CUDA
+  auto data = regression_data(4, 16, 0.0, 6);
+  auto criterion = mse;
+  double first = runner.run_epoch(m, data, 0, criterion).scores.at("loss");
+  double last = first;
+  for (int epoch = 1; epoch < 15; ++epoch) last = runner.run_epoch(m, data, epoch, criterion).scores.at("loss");
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen.front() == torch::kBFloat16);
+  CHECK(m->linear->weight.scalar_type() == torch::kFloat);  // parameters stay float32
+  CHECK(last < first / 10);
 }
