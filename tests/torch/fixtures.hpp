@@ -85,6 +85,19 @@ struct TrainerRecorder {
       HOOKFORGE_HOOKS_INTO(finished, pts::on_training_finished));
 };
 
+/// Copies of a module's parameters, and bit-for-bit comparison of two such lists.
+inline std::vector<torch::Tensor> snapshot(torch::nn::Module& m) {
+  std::vector<torch::Tensor> out;
+  for (auto& p : m.parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+inline bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!torch::equal(a[i], b[i])) return false;
+  return true;
+}
+
 /// Writes a state_dict to pickle bytes and reads it back, as a checkpoint file would.
 inline hookforge::state_dict through_pickle(const hookforge::state_dict& state) {
   c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());

@@ -138,17 +138,6 @@ struct FieldProbe {
   static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_g_forward));
 };
 
-std::vector<torch::Tensor> snapshot(torch::nn::Module& m) {
-  std::vector<torch::Tensor> out;
-  for (auto& p : m.parameters()) out.push_back(p.detach().clone());
-  return out;
-}
-bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (!torch::equal(a[i], b[i])) return false;
-  return true;
-}
 
 /// A generator, a discriminator and their optimisers, seeded.
 struct Gan {
