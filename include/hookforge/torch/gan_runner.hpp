@@ -296,7 +296,7 @@ class GANTrainingRunner {
   void begin_batch(Ctx& ctx, std::int64_t index, Entry&& input) {
     ctx.batch_idx = index;
     ctx.global_step = global_step_;
-    ctx.entry = input.to(options_.device);
+    ctx.entry = on_device(std::move(input), options_.device);
     ctx.phase = gan_phase::none;
     ctx.run_d = true;
     ctx.run_g = (global_step_ + 1) % options_.step_ratio == 0;
