@@ -230,3 +230,41 @@ TEST_CASE("bad use is reported clearly", "[trainer][errors]") {
                       Catch::Contains("gradient_accumulation_steps must be >= 1"));
   }
 }
+
+namespace {
+/// Records the global steps at which it ran (wrapped in an every(3) filter below).
+struct StepLog {
+  std::vector<std::int64_t>* steps;
+  void log(TrainingContext& ctx) { steps->push_back(ctx.global_step); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_post_step));
+};
+}  // namespace
+
+TEST_CASE("event filters keep counting across a resume", "[trainer][resume][filter]") {
+  auto path = std::filesystem::temp_directory_path() / "hookforge-test-filter.ckpt";
+  auto data = regression_data(5, 4);
+  auto criterion = mse;
+  auto run = [&](std::int64_t epochs, std::vector<std::int64_t>& seen, std::vector<std::int64_t>& seen_rt,
+                 bool save, bool load) {
+    torch::manual_seed(1);
+    Regressor model;
+    torch::optim::SGD sgd(model->parameters(), 0.1);
+    TrainingEpochRunner train(sgd, {}, hookforge::when(StepLog{&seen}, hookforge::every(3)), runtime_hooks{});
+    train.hooks().attach(any_hook<TrainingContext>(hookforge::when(StepLog{&seen_rt}, hookforge::every(4)),
+                                                   {.key = "runtime_log"}));
+    no_validation none;
+    Trainer trainer(model, train, none, trainer_options{.epochs = epochs});
+    if (load) trainer.load_checkpoint(path);
+    trainer.fit(data, criterion);
+    if (save) trainer.save_checkpoint(path);
+  };
+  std::vector<std::int64_t> straight, straight_rt, resumed, resumed_rt;
+  run(3, straight, straight_rt, false, false);
+  run(1, resumed, resumed_rt, true, false);
+  run(3, resumed, resumed_rt, false, true);
+  CHECK(straight == std::vector<std::int64_t>{2, 5, 8, 11, 14});
+  CHECK(straight_rt == std::vector<std::int64_t>{3, 7, 11});
+  CHECK(resumed == straight);
+  CHECK(resumed_rt == straight_rt);
+  std::filesystem::remove(path);
+}

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <any>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,10 +55,12 @@ struct erased_hook {
   std::string type_name;
   int priority = priority::NORMAL;
   std::vector<erased_handler> handlers;
-  // State (null for stateless hooks).
+  // State and event counts (null when the hook has none), saved under state_key.
   std::string state_key;
   std::any (*save_state)(const void*) = nullptr;
   void (*load_state)(void*, const std::any&) = nullptr;
+  std::vector<std::int64_t> (*save_counts)(const void*) = nullptr;
+  void (*load_counts)(void*, const std::vector<std::int64_t>&) = nullptr;
 };
 
 template <class H, class Invoker, class Ctx>
@@ -86,6 +89,16 @@ void load_state(void* hook, const std::any& state) {
   if (!typed)
     throw binding_error(fmt::format("hookforge: state for hook {} has the wrong type", type_name<H>()));
   static_cast<H*>(hook)->load_state_dict(*typed);
+}
+
+template <class H>
+std::vector<std::int64_t> save_counts(const void* hook) {
+  return static_cast<const H*>(hook)->event_counts();
+}
+
+template <class H>
+void load_counts(void* hook, const std::vector<std::int64_t>& counts) {
+  static_cast<H*>(hook)->set_event_counts(counts);
 }
 
 inline void apply_binding_map(erased_hook& hook, const binding_map& remap) {
@@ -131,10 +144,15 @@ class any_hook {
           "hookforge: hook {}: priority {} is out of range [0, 100] (HIGHEST = 0 ... LOWEST = 100)",
           erased_.type_name, erased_.priority));
     add_handlers<H>(bindings_of<H>{});
-    if constexpr (stateful<H>) {
+    if constexpr (persistent<H>)
       erased_.state_key = options.key.empty() ? std::string(state_key_of<H>()) : options.key;
+    if constexpr (stateful<H>) {
       erased_.save_state = &detail::save_state<H>;
       erased_.load_state = &detail::load_state<H>;
+    }
+    if constexpr (counted<H>) {
+      erased_.save_counts = &detail::save_counts<H>;
+      erased_.load_counts = &detail::load_counts<H>;
     }
     detail::apply_binding_map(erased_, options.bindings);
     erased_.object = std::move(hook);

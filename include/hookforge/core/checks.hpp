@@ -54,8 +54,9 @@ constexpr void handler_takes_runner_context() {
 template <class HookA, class HookB, class Runner>
 constexpr void state_keys_distinct() {
   static_assert(sizeof(HookA) == 0,
-                "hookforge: two stateful hooks on this runner share a state key. Give one its own "
-                "key with hookforge::keyed<\"name\">(hook).");
+                "hookforge: two stateful hooks on this runner share a state key (hooks with "
+                "state_dict() or event-filter counts are saved by key). Give one its own key with "
+                "hookforge::keyed<\"name\">(hook).");
 }
 
 }  // namespace check
@@ -107,14 +108,14 @@ constexpr bool check_hook() {
   }
 }
 
-/// The state keys of the stateful hooks among Hooks, in order.
+/// The state keys of the persistent hooks among Hooks, in order.
 template <class... Hooks>
 constexpr auto static_state_keys() {
-  constexpr std::size_t n = (std::size_t{stateful<Hooks>} + ... + 0);
+  constexpr std::size_t n = (std::size_t{persistent<Hooks>} + ... + 0);
   std::array<std::string_view, n> keys{};
   std::size_t i = 0;
   ([&] {
-    if constexpr (stateful<Hooks>) keys[i++] = state_key_of<Hooks>();
+    if constexpr (persistent<Hooks>) keys[i++] = state_key_of<Hooks>();
   }(), ...);
   return keys;
 }
@@ -123,9 +124,9 @@ constexpr auto static_state_keys() {
 template <class... Hooks>
 constexpr std::array<std::size_t, 2> duplicate_state_key() {
   constexpr std::size_t npos = static_cast<std::size_t>(-1);
-  constexpr std::array<bool, sizeof...(Hooks)> has{stateful<Hooks>...};
+  constexpr std::array<bool, sizeof...(Hooks)> has{persistent<Hooks>...};
   constexpr std::array<std::string_view, sizeof...(Hooks)> key{
-      (stateful<Hooks> ? state_key_of<Hooks>() : std::string_view{})...};
+      (persistent<Hooks> ? state_key_of<Hooks>() : std::string_view{})...};
   for (std::size_t a = 0; a < sizeof...(Hooks); ++a)
     for (std::size_t b = a + 1; b < sizeof...(Hooks); ++b)
       if (has[a] && has[b] && key[a] == key[b]) return {a, b};

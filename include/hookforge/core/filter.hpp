@@ -14,6 +14,7 @@
 // an exception from `event_filter::make` (the runtime, config-driven path).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -169,6 +170,16 @@ class filtered : public detail::wrapper_base<H> {
 
   /// Count one more event for binding j; true when it should run.
   bool admit(std::size_t j) { return filter_.passes(++counts_[j]); }
+
+  /// The events counted so far, one per binding (saved in checkpoints).
+  std::vector<std::int64_t> event_counts() const { return {counts_.begin(), counts_.end()}; }
+  void set_event_counts(const std::vector<std::int64_t>& counts) {
+    if (counts.size() != counts_.size())
+      throw std::invalid_argument("hookforge::when: " + std::to_string(counts.size()) +
+                                  " event counts given for a hook with " +
+                                  std::to_string(counts_.size()) + " handlers");
+    std::copy(counts.begin(), counts.end(), counts_.begin());
+  }
 
  private:
   event_filter filter_;

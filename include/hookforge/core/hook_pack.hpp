@@ -164,6 +164,18 @@ class hook_pack {
     }(std::index_sequence_for<Hooks...>{});
   }
 
+  /// Call f(key, hook) for every static hook with event counts (filters); runtime ones
+  /// are in runtime().counted().
+  template <class F>
+  void for_each_counted(F&& f) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ([&] {
+        using H = std::tuple_element_t<I, std::tuple<Hooks...>>;
+        if constexpr (counted<H>) f(state_key_of<H>(), std::get<I>(hooks_));
+      }(), ...);
+    }(std::index_sequence_for<Hooks...>{});
+  }
+
   /// The resolved bindings: every point, its handlers in firing order.
   std::vector<binding_row> table() const {
     std::vector<binding_row> rows;

@@ -2,8 +2,10 @@
 // its priority, whether it carries state, and the key that state is saved under.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/type_name.hpp"
@@ -25,6 +27,18 @@ concept stateful = requires(H& h, const H& ch) {
   ch.state_dict();
   h.load_state_dict(ch.state_dict());
 };
+
+/// A hook that counts events (an event filter, see filter.hpp): its counts are saved
+/// in checkpoints too, so `every(n)` keeps counting across a resume.
+template <class H>
+concept counted = requires(H& h, const H& ch) {
+  { ch.event_counts() } -> std::convertible_to<std::vector<std::int64_t>>;
+  h.set_event_counts(ch.event_counts());
+};
+
+/// A hook with anything to save: state, event counts, or both (under one key).
+template <class H>
+concept persistent = stateful<H> || counted<H>;
 
 /// The key a stateful hook's state is stored under: `static constexpr
 /// std::string_view state_key` when the hook gives one, else its type name.

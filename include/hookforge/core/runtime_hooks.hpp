@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <any>
+#include <cstdint>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -35,6 +36,14 @@ struct runtime_state {
   void* object;
   std::any (*save)(const void*);
   void (*load)(void*, const std::any&);
+};
+
+/// The event counts of one runtime hook (an event filter), for checkpoints.
+struct runtime_counts {
+  std::string key;
+  void* object;
+  std::vector<std::int64_t> (*save)(const void*);
+  void (*load)(void*, const std::vector<std::int64_t>&);
 };
 
 class runtime_hooks {
@@ -66,6 +75,7 @@ class runtime_hooks {
     return described_[point];
   }
   std::span<const runtime_state> states() const { return states_; }
+  std::span<const runtime_counts> counted() const { return counted_; }
 
   /// Bind `hook` to the runner whose points are `points`. `taken_keys` are the
   /// state keys already used on this runner (by its static hooks).
@@ -112,6 +122,8 @@ class runtime_hooks {
     owned_.push_back(hook.object);
     if (hook.save_state)
       states_.push_back({hook.state_key, hook.object.get(), hook.save_state, hook.load_state});
+    if (hook.save_counts)
+      counted_.push_back({hook.state_key, hook.object.get(), hook.save_counts, hook.load_counts});
   }
 
  private:
@@ -122,9 +134,10 @@ class runtime_hooks {
 
   void check_state_key(const detail::erased_hook& hook, std::span<const std::string_view> taken,
                        std::string_view runner) const {
-    if (!hook.save_state) return;
+    if (!hook.save_state && !hook.save_counts) return;
     bool clash = std::find(taken.begin(), taken.end(), hook.state_key) != taken.end();
     for (const auto& s : states_) clash = clash || s.key == hook.state_key;
+    for (const auto& c : counted_) clash = clash || c.key == hook.state_key;
     if (clash)
       throw binding_error(fmt::format(
           "hookforge: two stateful hooks on {} share the state key '{}'; give hook {} another key",
@@ -136,6 +149,7 @@ class runtime_hooks {
   std::vector<std::vector<description>> described_;
   std::vector<std::shared_ptr<void>> owned_;
   std::vector<runtime_state> states_;
+  std::vector<runtime_counts> counted_;
 };
 
 }  // namespace hookforge

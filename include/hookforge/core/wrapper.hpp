@@ -79,6 +79,17 @@ class wrapper_base {
     inner().load_state_dict(state);
   }
 
+  std::vector<std::int64_t> event_counts() const
+    requires counted<Inner>
+  {
+    return inner().event_counts();
+  }
+  void set_event_counts(const std::vector<std::int64_t>& counts)
+    requires counted<Inner>
+  {
+    inner().set_event_counts(counts);
+  }
+
  private:
   std::conditional_t<ByReference, Inner*, Inner> held_;
 };

@@ -64,9 +64,17 @@ struct fit_result {
 
 namespace detail {
 
-/// Save every stateful hook of a pack, static and runtime, as "<component>.<key>" sections.
+inline std::string counts_section(std::string_view component, std::string_view key) {
+  return fmt::format("events.{}.{}", component, key);
+}
+
+/// Save every stateful hook of a pack, static and runtime, as "hooks.<component>.<key>"
+/// sections, and every event filter's counts as "events.<component>.<key>".
 template <class Pack>
 void save_hook_states(Pack& pack, std::string_view component, checkpoint_writer& out) {
+  pack.for_each_counted([&](std::string_view key, auto& hook) {
+    out.add_state(counts_section(component, key), {{"counts", c10::IValue(hook.event_counts())}});
+  });
   pack.for_each_stateful([&](std::string_view key, auto& hook) {
     using state_type = std::remove_cvref_t<decltype(hook.state_dict())>;
     static_assert(std::is_same_v<state_type, hookforge::state_dict>,
@@ -84,17 +92,24 @@ void save_hook_states(Pack& pack, std::string_view component, checkpoint_writer&
             s.key, component));
       out.add_state(fmt::format("hooks.{}.{}", component, s.key), *state);
     }
+    for (const auto& c : pack.runtime().counted())
+      out.add_state(counts_section(component, c.key), {{"counts", c10::IValue(c.save(c.object))}});
   }
 }
 
 template <class Pack>
 void load_hook_states(Pack& pack, std::string_view component, const checkpoint_reader& in) {
+  pack.for_each_counted([&](std::string_view key, auto& hook) {
+    hook.set_event_counts(in.load_state(counts_section(component, key)).at("counts").toIntVector());
+  });
   pack.for_each_stateful([&](std::string_view key, auto& hook) {
     hook.load_state_dict(in.load_state(fmt::format("hooks.{}.{}", component, key)));
   });
   if constexpr (requires { pack.runtime(); }) {
     for (const auto& s : pack.runtime().states())
       s.load(s.object, std::any(in.load_state(fmt::format("hooks.{}.{}", component, s.key))));
+    for (const auto& c : pack.runtime().counted())
+      c.load(c.object, in.load_state(counts_section(component, c.key)).at("counts").toIntVector());
   }
 }
 
