@@ -14,6 +14,7 @@
 
 #include <torch/torch.h>
 
+#include "hookforge/torch/batches.hpp"
 #include "hookforge/torch/criterion.hpp"
 #include "hookforge/torch/entry.hpp"
 #include "hookforge/torch/grad_scaler.hpp"
@@ -30,6 +31,18 @@ struct epoch_counters {
   std::int64_t completed_epochs = 0;  ///< epochs finished before this one
   std::int64_t total_epochs = 0;      ///< epochs planned for the run (0 when not known)
   std::int64_t num_batches = -1;      ///< batches in this epoch (-1 when the loader cannot tell)
+
+  /// The counters at the start of `epoch` over `loader` (batch_idx and global_step are
+  /// set per batch by the runner).
+  template <class Loader>
+  static epoch_counters starting(std::int64_t epoch, std::int64_t total_epochs, Loader& loader) {
+    epoch_counters c;
+    c.epoch = epoch;
+    c.completed_epochs = epoch;
+    c.total_epochs = total_epochs;
+    c.num_batches = batch_count(loader);
+    return c;
+  }
 };
 
 /// What the parameters of a context's optimiser are, flattened.

@@ -209,10 +209,7 @@ class GANTrainingRunner {
     set_training_mode(generator, true);
     set_training_mode(discriminator, true);
     Ctx ctx;
-    ctx.epoch = epoch;
-    ctx.completed_epochs = epoch;
-    ctx.total_epochs = total_epochs_;
-    ctx.num_batches = batch_count(loader);
+    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
     ctx.generator = module_of(generator);
     ctx.discriminator = module_of(discriminator);
     ctx.d_optimizer = d_optimizer_;
@@ -239,9 +236,7 @@ class GANTrainingRunner {
       ++global_step_;
       return true;
     });
-    ctx.scores = ctx.running_scores.means();
-    hooks_.template fire<points::on_epoch_end>(ctx);
-    return {ctx.scores, batch, ctx.stop_training};
+    return detail::finish_epoch(hooks_, ctx, batch);
   }
 
   /// The planned number of epochs, shown to hooks as ctx.total_epochs.

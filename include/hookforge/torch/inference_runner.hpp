@@ -71,10 +71,7 @@ class inference_loop {
     torch::NoGradGuard no_grad;
     set_training_mode(model, false);
     Ctx ctx;
-    ctx.epoch = epoch;
-    ctx.completed_epochs = epoch;
-    ctx.total_epochs = total_epochs_;
-    ctx.num_batches = batch_count(loader);
+    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
     ctx.model = module_of(model);
     ctx.device = options_.device;
     hooks_.template fire<points::on_epoch_start>(ctx);
@@ -99,9 +96,7 @@ class inference_loop {
       hooks_.template fire<points::on_post_step>(ctx);
       return true;
     });
-    ctx.scores = ctx.running_scores.means();
-    hooks_.template fire<points::on_epoch_end>(ctx);
-    return {ctx.scores, batch, ctx.stop_training};
+    return detail::finish_epoch(hooks_, ctx, batch);
   }
 
   void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }

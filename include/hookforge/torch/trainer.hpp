@@ -270,7 +270,7 @@ class Trainer {
     return ctx;
   }
 
-  std::int64_t global_step() const { return train_->state_dict().at("global_step").toInt(); }
+  std::int64_t global_step() const { return train_->global_step(); }
 
   std::vector<double> learning_rates() const {
     std::vector<double> lrs;

@@ -57,6 +57,16 @@ inline void record_scores(const loss_terms& terms, const torch::Tensor& total,
   scores["loss"] = total.detach();
 }
 
+namespace detail {
+/// The end of every runner's epoch: the scores' means, on_epoch_end, the result.
+template <class Pack, class Ctx>
+epoch_result finish_epoch(Pack& hooks, Ctx& ctx, std::int64_t batches) {
+  ctx.scores = ctx.running_scores.means();
+  hooks.template fire<points::on_epoch_end>(ctx);
+  return {ctx.scores, batches, ctx.stop_training};
+}
+}  // namespace detail
+
 /// A transform applied to the batch after the model's output is merged in.
 using postprocessor = std::function<void(Entry&)>;
 
@@ -91,10 +101,7 @@ class TrainingEpochRunner {
   epoch_result run_epoch(Model& model, Loader& loader, std::int64_t epoch, C& criterion) {
     set_training_mode(model, true);
     Ctx ctx;
-    ctx.epoch = epoch;
-    ctx.completed_epochs = epoch;
-    ctx.total_epochs = total_epochs_;
-    ctx.num_batches = batch_count(loader);
+    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
     ctx.model = module_of(model);
     ctx.optimizer = optimizer_;
     ctx.scaler = &scaler_;
@@ -120,9 +127,7 @@ class TrainingEpochRunner {
       ++global_step_;
       return true;
     });
-    ctx.scores = ctx.running_scores.means();
-    hooks_.template fire<points::on_epoch_end>(ctx);
-    return {ctx.scores, batch, ctx.stop_training};
+    return detail::finish_epoch(hooks_, ctx, batch);
   }
 
   /// The planned number of epochs, shown to hooks as ctx.total_epochs.
@@ -133,6 +138,8 @@ class TrainingEpochRunner {
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
   GradScaler& scaler() { return scaler_; }
   const training_options& options() const { return options_; }
+  /// Training batches processed so far (whole run).
+  std::int64_t global_step() const { return global_step_; }
 
   /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
   hookforge::state_dict state_dict() const {
