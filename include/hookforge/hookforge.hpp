@@ -1,18 +1,20 @@
-// hookforge/hookforge.hpp — the whole torch-free core.
+// hookforge/hookforge.hpp — the torch-free core (target hookforge::core, alias hookforge::hookforge):
+// points, bindings, checks, static dispatch, wrappers, runtime hooks, binding tables.
 #pragma once
 
-#include "hookforge/core/any_hook.hpp"
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/binding_table.hpp"
-#include "hookforge/core/filter.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/hook_traits.hpp"
-#include "hookforge/core/keyed.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/core/rebind.hpp"
-#include "hookforge/core/ref.hpp"
-#include "hookforge/core/runtime_hooks.hpp"
-#include "hookforge/core/warning.hpp"
-#include "hookforge/core/with_priority.hpp"
+#include "hookforge/core/runner.hpp"
+#include "hookforge/core/runtime/any_hook.hpp"
+#include "hookforge/core/runtime/runtime_hooks.hpp"
+#include "hookforge/core/runtime/warning.hpp"
+#include "hookforge/core/wrappers/filter.hpp"
+#include "hookforge/core/wrappers/keyed.hpp"
+#include "hookforge/core/wrappers/rebind.hpp"
+#include "hookforge/core/wrappers/ref.hpp"
+#include "hookforge/core/wrappers/with_priority.hpp"

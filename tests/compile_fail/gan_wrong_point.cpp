@@ -1,6 +1,6 @@
 // A hook bound only to a TrainingEpochRunner point (on_post_backward) attached to a GAN
 // runner: no point of the runner matches. The runner below is a torch-free stand-in that
-// declares GANTrainingRunner's ten points (include/hookforge/torch/gan_runner.hpp).
+// declares GANTrainingRunner's ten points (include/hookforge/torch/runners/gan_runner.hpp).
 #include "common.hpp"
 
 struct GanCtx {

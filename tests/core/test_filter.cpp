@@ -65,8 +65,8 @@ TEST_CASE("incompatible filters given at run time are rejected", "[filter]") {
 }
 
 TEST_CASE("event counts are visible for checkpoints, statically and at run time", "[filter][state]") {
-  STATIC_REQUIRE(hookforge::counted<hookforge::filtered<MultiTarget>>);
-  STATIC_REQUIRE(hookforge::counted<hookforge::ref_hook<hookforge::filtered<MultiTarget>>>);
+  STATIC_REQUIRE(hookforge::counted<hookforge::filtered_hook<MultiTarget>>);
+  STATIC_REQUIRE(hookforge::counted<hookforge::ref_hook<hookforge::filtered_hook<MultiTarget>>>);
   STATIC_REQUIRE_FALSE(hookforge::counted<MultiTarget>);
 
   Runner runner{hookforge::when(MultiTarget{}, hookforge::every(3)), hookforge::runtime_hooks{}};

@@ -99,11 +99,11 @@ inline bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::T
 }
 
 /// Writes a state_dict to pickle bytes and reads it back, as a checkpoint file would.
-inline hookforge::state_dict through_pickle(const hookforge::state_dict& state) {
+inline hookforge::state_map through_pickle(const hookforge::state_map& state) {
   c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
   for (const auto& [key, value] : state) dict.insert(c10::IValue(key), value);
   const auto bytes = torch::pickle_save(dict);
-  hookforge::state_dict loaded;
+  hookforge::state_map loaded;
   for (const auto& entry : torch::pickle_load(bytes).toGenericDict())
     loaded.emplace(entry.key().toStringRef(), entry.value());
   return loaded;
@@ -116,8 +116,8 @@ struct StepCounter {
   void count(hookforge::TrainingContext& ctx) {
     if (ctx.optimizer_stepped) ++steps;
   }
-  hookforge::state_dict state_dict() const { return {{"steps", steps}}; }
-  void load_state_dict(const hookforge::state_dict& s) { steps = s.at("steps").toInt(); }
+  hookforge::state_map state_dict() const { return {{"steps", steps}}; }
+  void load_state_dict(const hookforge::state_map& s) { steps = s.at("steps").toInt(); }
   static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
 };
 

@@ -1,4 +1,4 @@
-// Tests for hookforge/torch/checkpoint.hpp and hookforge/torch/atomic_file.hpp.
+// Tests for hookforge/torch/io/checkpoint.hpp and hookforge/torch/io/atomic_file.hpp.
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -14,8 +14,8 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
-#include "hookforge/torch/atomic_file.hpp"
-#include "hookforge/torch/checkpoint.hpp"
+#include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/io/checkpoint.hpp"
 
 namespace fs = std::filesystem;
 using hookforge::checkpoint_error;
@@ -206,7 +206,7 @@ TEST_CASE("checkpoint: state_dict sections keep IValue types", "[checkpoint]") {
   temp_dir dir;
   const auto file = dir.path / "state.ckpt";
   const auto tensor = torch::arange(6, torch::kFloat64).reshape({2, 3});
-  hookforge::state_dict state{{"step", c10::IValue(std::int64_t{1234567890123})},
+  hookforge::state_map state{{"step", c10::IValue(std::int64_t{1234567890123})},
                               {"best loss", c10::IValue(0.125)},
                               {"ema.shadow/0", c10::IValue(tensor)},
                               {"name", c10::IValue(std::string("cosine"))},
@@ -414,7 +414,7 @@ TEST_CASE("checkpoint: a failed save keeps the previous checkpoint intact", "[ch
 
   // checkpoint_writer::save itself failing after it created its temp file (torch cannot
   // pickle a Future): same guarantees.
-  const hookforge::state_dict unpicklable{
+  const hookforge::state_map unpicklable{
       {"future", c10::IValue(c10::make_intrusive<c10::ivalue::Future>(c10::IntType::get()))}};
   const auto msg = error_of(
       [&] { checkpoint_writer{}.add_int("step", 2).add_state("bad", unpicklable).save(file); });

@@ -1,4 +1,4 @@
-// Tests for hookforge/torch/entry.hpp: the Entry batch type and call_model.
+// Tests for hookforge/torch/data/entry.hpp: the Entry batch type and call_model.
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -8,7 +8,7 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
-#include "hookforge/torch/entry.hpp"
+#include "hookforge/torch/data/entry.hpp"
 
 using hookforge::Entry;
 

@@ -1,4 +1,4 @@
-// Tests of hookforge/torch/grad_scaler.hpp on CPU params: scaling, exact
+// Tests of hookforge/torch/amp/grad_scaler.hpp on CPU params: scaling, exact
 // unscaling, skipped steps on inf/NaN, backoff and growth of the scale, the
 // call-order rules, the disabled pass-through and state round trips. Where
 // ATen has fused AMP kernels for CPU (PyTorch >= 2.3) or a GPU is present, the
@@ -15,7 +15,7 @@
 #include "fixtures.hpp"
 #include <torch/version.h>
 
-#include "hookforge/torch/grad_scaler.hpp"
+#include "hookforge/torch/amp/grad_scaler.hpp"
 
 namespace {
 

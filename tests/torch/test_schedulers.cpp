@@ -1,4 +1,4 @@
-// Tests of hookforge/torch/lr_scheduler.hpp: each schedule's lr sequence against
+// Tests of hookforge/torch/optim/schedulers.hpp: each schedule's lr sequence against
 // numbers worked out by hand from Python's formulas, ReduceLROnPlateau's rule
 // (patience, threshold, cooldown, min_lr, eps), and exact resumption from a state_dict.
 #include <functional>
@@ -11,7 +11,7 @@
 
 #include "fixtures.hpp"
 
-#include "hookforge/torch/lr_scheduler.hpp"
+#include "hookforge/torch/optim/schedulers.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Tests of hookforge/torch/stop_condition.hpp: NoCondition never stops;
+// Tests of hookforge/torch/optim/stop_condition.hpp: NoCondition never stops;
 // ValidationLossDidNotImprove stops after `patience` validations in a row
 // without an improvement of more than `min_delta`, and resumes exactly from its state.
 #include <limits>
@@ -11,7 +11,7 @@
 
 #include "fixtures.hpp"
 
-#include "hookforge/torch/stop_condition.hpp"
+#include "hookforge/torch/optim/stop_condition.hpp"
 
 namespace {
 

@@ -30,8 +30,8 @@ struct ValLossSum {
   void add(TrainerContext& ctx) {
     if (ctx.validated) sum += ctx.val_scores.at("loss");
   }
-  hookforge::state_dict state_dict() const { return {{"sum", sum}}; }
-  void load_state_dict(const hookforge::state_dict& s) { sum = s.at("sum").toDouble(); }
+  hookforge::state_map state_dict() const { return {{"sum", sum}}; }
+  void load_state_dict(const hookforge::state_map& s) { sum = s.at("sum").toDouble(); }
   static constexpr auto bindings =
       hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_trainer_epoch_finished));
 };

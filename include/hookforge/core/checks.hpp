@@ -14,6 +14,7 @@
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/priority.hpp"
+#include "hookforge/core/runner.hpp"
 
 namespace hookforge {
 

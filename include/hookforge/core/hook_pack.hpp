@@ -29,13 +29,14 @@
 #include <utility>
 #include <vector>
 
-#include "hookforge/core/any_hook.hpp"
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/binding_table.hpp"
 #include "hookforge/core/checks.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/point.hpp"
-#include "hookforge/core/runtime_hooks.hpp"
+#include "hookforge/core/runner.hpp"
+#include "hookforge/core/runtime/any_hook.hpp"
+#include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/type_name.hpp"
 
 namespace hookforge {

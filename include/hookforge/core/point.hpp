@@ -14,7 +14,6 @@
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
 
-#include "hookforge/core/type_name.hpp"
 
 #define HOOKFORGE_POINT(point_name)                                  \
   struct point_name {                                                \
@@ -51,23 +50,5 @@ struct point_list {
     return i;
   }();
 };
-
-/// The points of a runner type.
-template <class Runner>
-using points_of = typename Runner::hook_points;
-
-/// The context type a runner passes to its handlers.
-template <class Runner>
-using context_of = typename Runner::Ctx;
-
-/// The runner's name for messages: `Runner::runner_name` when given, else its
-/// type name without namespaces or template arguments.
-template <class Runner>
-constexpr std::string_view runner_name() {
-  if constexpr (requires { std::string_view{Runner::runner_name}; })
-    return Runner::runner_name;
-  else
-    return short_type_name<Runner>();
-}
 
 }  // namespace hookforge

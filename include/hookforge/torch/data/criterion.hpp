@@ -1,0 +1,57 @@
+// hookforge/torch/data/criterion.hpp — what a loss function may be, and how its value is read.
+//
+// A criterion is called on the batch (with the model's output merged in) and
+// returns either one tensor or named terms, whose sum is the loss:
+//   [](const Entry& e) { return torch::mse_loss(e.at("output"), e.at("target")); }
+//   [](const Entry& e) { return loss_terms{{"l1", ...}, {"perceptual", ...}}; }
+// A criterion whose weights change during training has `set_epoch(int64_t)`,
+// which the trainer calls before each epoch (the loss-schedule update).
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "hookforge/torch/data/entry.hpp"
+
+namespace hookforge {
+
+using loss_terms = std::map<std::string, torch::Tensor>;
+
+template <class C>
+concept criterion = std::invocable<C&, const Entry&> &&
+                    (std::convertible_to<std::invoke_result_t<C&, const Entry&>, torch::Tensor> ||
+                     std::convertible_to<std::invoke_result_t<C&, const Entry&>, loss_terms>);
+
+/// A criterion with an epoch-dependent schedule.
+template <class C>
+concept scheduled_criterion = requires(C& c, std::int64_t epoch) { c.set_epoch(epoch); };
+
+/// Evaluate `c` on `entry` as named terms ("loss" when it returns one tensor).
+template <criterion C>
+loss_terms evaluate_criterion(C& c, const Entry& entry) {
+  using R = std::invoke_result_t<C&, const Entry&>;
+  if constexpr (std::convertible_to<R, torch::Tensor>)
+    return {{"loss", std::invoke(c, entry)}};
+  else
+    return std::invoke(c, entry);
+}
+
+/// The sum of the terms.
+inline torch::Tensor total_loss(const loss_terms& terms) {
+  torch::Tensor total;
+  for (const auto& [name, value] : terms) total = total.defined() ? total + value : value;
+  return total;
+}
+
+/// Call `set_epoch` when the criterion has one.
+template <class C>
+void update_criterion_schedule(C& c, std::int64_t epoch) {
+  if constexpr (scheduled_criterion<C>) c.set_epoch(epoch);
+}
+
+}  // namespace hookforge

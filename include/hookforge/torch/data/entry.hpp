@@ -1,0 +1,222 @@
+// hookforge/torch/data/entry.hpp — a batch as named tensors, and "a model is anything
+// callable on an Entry".
+//
+//   hookforge::Entry batch{{"input", x}, {"target", y}};
+//   batch.merge(hookforge::call_model(model, batch));   // adds "output" (and whatever else)
+//   auto loss = criterion(batch.at("output"), batch.at("target"));
+//
+// Fields keep INSERTION order (a batch has a handful of fields, so lookup is a linear
+// scan with no allocation; iteration order is the order fields were added). Names are
+// unique. Iterating yields `std::pair<const std::string, torch::Tensor>&`, as std::map:
+//   for (auto& [name, t] : batch) t = t.pin_memory();
+//
+// A model is one of (checked in this order by `call_model`):
+//   (a) a module holder / pointer whose `forward(const Entry&)` or `forward(Entry)`
+//       returns an Entry or a Tensor (`model->forward(e)`), or an object with such a
+//       `forward` member (`model.forward(e)`);
+//   (b) a callable Entry -> Entry;
+//   (c) a callable Entry -> Tensor; the tensor becomes the "output" field.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <torch/nn/pimpl.h>
+#include <torch/types.h>
+
+namespace hookforge {
+
+class Entry {
+ public:
+  using value_type = std::pair<const std::string, torch::Tensor>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  Entry() = default;
+  // Throws std::invalid_argument when a name appears twice.
+  Entry(std::initializer_list<std::pair<std::string, torch::Tensor>> fields) {
+    fields_.reserve(fields.size());
+    for (const auto& [name, tensor] : fields) {
+      if (contains(name))
+        throw std::invalid_argument("hookforge::Entry: field '" + name + "' given twice");
+      fields_.emplace_back(name, tensor);
+    }
+  }
+  Entry(const Entry&) = default;
+  Entry(Entry&&) noexcept = default;
+  // By value then swap: the stored pairs have const names and are not assignable.
+  Entry& operator=(Entry other) noexcept {
+    fields_.swap(other.fields_);
+    return *this;
+  }
+  ~Entry() = default;
+
+  // As std::map: a missing name is added (holding an undefined tensor) at the end.
+  torch::Tensor& operator[](std::string_view name) {
+    if (auto it = find(name); it != end()) return it->second;
+    return fields_.emplace_back(std::string(name), torch::Tensor()).second;
+  }
+
+  // Throws std::out_of_range naming the missing field and the fields present.
+  torch::Tensor& at(std::string_view name) {
+    if (auto it = find(name); it != end()) return it->second;
+    throw_missing(name);
+  }
+  const torch::Tensor& at(std::string_view name) const {
+    if (auto it = find(name); it != end()) return it->second;
+    throw_missing(name);
+  }
+
+  bool contains(std::string_view name) const { return find(name) != end(); }
+
+  // Overwrites the field in place (keeping its position) or appends it.
+  Entry& set(std::string_view name, torch::Tensor tensor) {
+    (*this)[name] = std::move(tensor);
+    return *this;
+  }
+
+  // Removes the field; returns whether it was there.
+  bool erase(std::string_view name) {
+    if (!contains(name)) return false;
+    std::vector<value_type> rest;
+    rest.reserve(fields_.size() - 1);
+    for (auto& [n, t] : fields_)
+      if (n != name) rest.emplace_back(n, std::move(t));
+    fields_.swap(rest);
+    return true;
+  }
+
+  iterator find(std::string_view name) {
+    for (auto it = fields_.begin(); it != fields_.end(); ++it)
+      if (it->first == name) return it;
+    return fields_.end();
+  }
+  const_iterator find(std::string_view name) const {
+    for (auto it = fields_.begin(); it != fields_.end(); ++it)
+      if (it->first == name) return it;
+    return fields_.end();
+  }
+
+  // Adds the fields of `output` (typically the model's), overwriting same-named ones in
+  // place, so postprocessors and the loss see every field in one Entry.
+  void merge(const Entry& output) {
+    if (&output == this) return;
+    for (const auto& [name, tensor] : output) (*this)[name] = tensor;
+  }
+  void merge(Entry&& output) {
+    if (&output == this) return;
+    for (auto& [name, tensor] : output.fields_) (*this)[name] = std::move(tensor);
+    output.fields_.clear();
+  }
+
+  // A copy with every defined tensor moved to `device` (dtype kept); undefined tensors
+  // stay undefined. Tensors already on `device` are shared, not copied.
+  Entry to(torch::Device device, bool non_blocking = false) const {
+    Entry moved;
+    moved.fields_.reserve(fields_.size());
+    for (const auto& [name, tensor] : fields_)
+      moved.fields_.emplace_back(
+          name, tensor.defined() ? tensor.to(device, tensor.scalar_type(), non_blocking) : tensor);
+    return moved;
+  }
+
+  // The first dimension of the first field. Throws std::logic_error when the entry is
+  // empty or its first tensor is undefined or 0-dimensional.
+  std::size_t batch_size() const {
+    if (fields_.empty())
+      throw std::logic_error("hookforge::Entry::batch_size: the entry has no fields");
+    const auto& [name, tensor] = fields_.front();
+    if (!tensor.defined() || tensor.dim() == 0)
+      throw std::logic_error("hookforge::Entry::batch_size: the first field '" + name + "' is " +
+                             (tensor.defined() ? "0-dimensional" : "undefined") +
+                             " and has no batch dimension");
+    return static_cast<std::size_t>(tensor.size(0));
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    out.reserve(fields_.size());
+    for (const auto& field : fields_) out.push_back(field.first);
+    return out;
+  }
+
+  std::size_t size() const noexcept { return fields_.size(); }
+  bool empty() const noexcept { return fields_.empty(); }
+
+  iterator begin() noexcept { return fields_.begin(); }
+  iterator end() noexcept { return fields_.end(); }
+  const_iterator begin() const noexcept { return fields_.begin(); }
+  const_iterator end() const noexcept { return fields_.end(); }
+  const_iterator cbegin() const noexcept { return fields_.cbegin(); }
+  const_iterator cend() const noexcept { return fields_.cend(); }
+
+ private:
+  [[noreturn]] void throw_missing(std::string_view name) const {
+    std::string msg = "hookforge::Entry has no field '" + std::string(name) + "'; fields: [";
+    for (std::size_t i = 0; i < fields_.size(); ++i) msg += (i ? ", " : "") + fields_[i].first;
+    throw std::out_of_range(msg + "]");
+  }
+
+  std::vector<value_type> fields_;
+};
+
+namespace detail {
+
+template <class R>
+concept entry_result = std::convertible_to<R, Entry> || std::convertible_to<R, torch::Tensor>;
+
+template <class M>
+concept forward_through_pointer = requires(M& m, const Entry& e) {
+  { m->forward(e) } -> entry_result;
+};
+
+template <class M>
+concept forward_member = requires(M& m, const Entry& e) {
+  { m.forward(e) } -> entry_result;
+};
+
+// ModuleHolder::operator() is not SFINAE-friendly (asking whether a Linear is invocable
+// with an Entry is a hard error), so holders are only ever called through `->forward`.
+template <class M>
+concept module_holder =
+    requires { typename M::ContainedType; } &&
+    std::derived_from<M, torch::nn::ModuleHolder<typename M::ContainedType>>;
+
+template <class M>
+concept entry_callable = !module_holder<M> && std::invocable<M&, const Entry&> &&
+                         entry_result<std::invoke_result_t<M&, const Entry&>>;
+
+template <class R>
+Entry as_entry(R&& result) {
+  if constexpr (std::convertible_to<R, Entry>)
+    return Entry(std::forward<R>(result));
+  else
+    return Entry{{"output", torch::Tensor(std::forward<R>(result))}};
+}
+
+}  // namespace detail
+
+// Anything `call_model` accepts: see the top of this file.
+template <class M>
+concept entry_model =
+    detail::forward_through_pointer<M> || detail::forward_member<M> || detail::entry_callable<M>;
+
+// Runs the model on `in` and returns its output as an Entry (not merged into `in`).
+template <entry_model M>
+Entry call_model(M& model, const Entry& in) {
+  if constexpr (detail::forward_through_pointer<M>)
+    return detail::as_entry(model->forward(in));
+  else if constexpr (detail::forward_member<M>)
+    return detail::as_entry(model.forward(in));
+  else
+    return detail::as_entry(std::invoke(model, in));
+}
+
+}  // namespace hookforge

@@ -1,0 +1,535 @@
+// hookforge/torch/io/checkpoint.hpp — one file holding a training run's state as named
+// sections: modules, optimizers (with their param-group options), state_dicts, RNG
+// state, counters.
+//
+//   hookforge::checkpoint_writer{}
+//       .add_module("model", model)
+//       .add_optimizer("optimizer", optimizer)
+//       .add_state("scheduler", scheduler.state_dict())
+//       .add_rng()
+//       .add_int("step", step)
+//       .save("run/last.ckpt");                          // atomic: temp + fsync + rename
+//
+//   hookforge::checkpoint_reader ckpt("run/last.ckpt");
+//   ckpt.load_module("model", model);                    // checks names and shapes first
+//   ckpt.load_optimizer("optimizer", optimizer);         // state AND lr/momentum/betas/...
+//   scheduler.load_state_dict(ckpt.load_state("scheduler"));
+//   ckpt.load_rng();
+//   step = ckpt.load_int("step");
+//
+// Why not torch::save/torch::load: LibTorch 1.13's Optimizer::load drops the
+// param-group options (a changed learning rate comes back as the constructor's), and
+// Module::load neither reports missing/extra parameters nor shape mismatches (it
+// silently re-shapes). The file is a regular torch::serialize archive:
+//   format = "hookforge-checkpoint", version = 1, sections/<name>/{kind, ...}.
+//
+// The writer references the tensors it is given (no copies): call save() before the
+// tensors change. Every load error is a hookforge::checkpoint_error whose message starts
+// with the file's path. See docs/checkpoints.md.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <c10/util/Exception.h>
+#include <c10/util/Type.h>
+#include <torch/cuda.h>
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+#include <torch/optim/optimizer.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+#include <torch/utils.h>
+
+#include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/io/state_map.hpp"
+
+namespace hookforge {
+
+// Thrown for every checkpoint load error (and for torch errors while saving).
+class checkpoint_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail::ckpt {
+
+inline constexpr std::string_view format_name = "hookforge-checkpoint";
+inline constexpr std::int64_t format_version = 1;
+
+inline std::string error_text(const std::exception& e) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e))
+    return c10_error->what_without_backtrace();
+  return e.what();
+}
+
+inline std::string shape_string(c10::IntArrayRef sizes) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(sizes[i]);
+  return out + "]";
+}
+
+inline std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? std::string(sep) : "") + parts[i];
+  return out;
+}
+
+inline std::string type_name(const torch::optim::Optimizer& optimizer) {
+  return c10::demangle(typeid(optimizer).name());
+}
+
+inline torch::Tensor generator_state(at::Generator gen) {
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return gen.get_state();
+}
+
+inline void set_generator_state(at::Generator gen, const torch::Tensor& state) {
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state.to(torch::kCPU).contiguous());
+}
+
+inline std::int64_t cuda_device_count() {
+  return torch::cuda::is_available() ? static_cast<std::int64_t>(torch::cuda::device_count()) : 0;
+}
+
+inline at::Generator cuda_generator(std::int64_t index) {
+  return at::globalContext().defaultGenerator(
+      c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index)));
+}
+
+// Options through their virtual serialize() (every built-in optimizer's options
+// implement it: all of lr, momentum, betas, eps, weight_decay, ...), plus get_lr() on
+// its own so custom options that only implement get_lr/set_lr keep their lr.
+inline void write_options(torch::serialize::OutputArchive& into, const std::string& key,
+                          const torch::optim::OptimizerOptions& options) {
+  torch::serialize::OutputArchive fields(into.compilation_unit());
+  bool serialized = true;
+  try {
+    options.serialize(fields);
+  } catch (const c10::Error&) {
+    serialized = false;  // custom options without serialize()
+  }
+  if (serialized) into.write(key, fields);
+  try {
+    into.write(key + ".lr", c10::IValue(options.get_lr()));
+  } catch (const c10::Error&) {
+    // custom options without get_lr()
+  }
+}
+
+inline void read_options(torch::serialize::InputArchive& from, const std::string& key,
+                         torch::optim::OptimizerOptions& options) {
+  torch::serialize::InputArchive fields;
+  if (from.try_read(key, fields)) options.serialize(fields);
+  c10::IValue lr;
+  if (from.try_read(key + ".lr", lr)) options.set_lr(lr.toDouble());
+}
+
+}  // namespace detail::ckpt
+
+class checkpoint_writer {
+ public:
+  // Parameters and buffers by their dotted names ("0.weight", "encoder.bn.running_mean").
+  checkpoint_writer& add_module(const std::string& name, const torch::nn::Module& module) {
+    auto section = begin_section(name, "module");
+    torch::serialize::OutputArchive parameters(cu()), buffers(cu());
+    for (const auto& p : module.named_parameters(/*recurse=*/true))
+      if (p.value().defined()) parameters.write(p.key(), p.value());
+    for (const auto& b : module.named_buffers(/*recurse=*/true))
+      if (b.value().defined()) buffers.write(b.key(), b.value(), /*is_buffer=*/true);
+    section.write("parameters", parameters);
+    section.write("buffers", buffers);
+    return end_section(name, section);
+  }
+  template <class M>
+  checkpoint_writer& add_module(const std::string& name, const torch::nn::ModuleHolder<M>& module) {
+    return add_module(name, static_cast<const torch::nn::Module&>(*module.ptr()));
+  }
+
+  // Per-parameter state (momentum buffers, exp_avg, step, ...) through the optimizer's
+  // own save(), plus every param group's options and the defaults.
+  checkpoint_writer& add_optimizer(const std::string& name,
+                                   const torch::optim::Optimizer& optimizer) {
+    auto section = begin_section(name, "optimizer");
+    section.write("type", c10::IValue(detail::ckpt::type_name(optimizer)));
+
+    torch::serialize::OutputArchive torch_state(cu());
+    optimizer.save(torch_state);
+    section.write("torch", torch_state);
+
+    torch::serialize::OutputArchive groups(cu());
+    const auto& param_groups = optimizer.param_groups();
+    groups.write("count", c10::IValue(static_cast<std::int64_t>(param_groups.size())));
+    for (std::size_t i = 0; i < param_groups.size(); ++i) {
+      torch::serialize::OutputArchive group(cu()), shapes(cu());
+      const auto& params = param_groups[i].params();
+      group.write("size", c10::IValue(static_cast<std::int64_t>(params.size())));
+      for (std::size_t j = 0; j < params.size(); ++j)
+        shapes.write(std::to_string(j), c10::IValue(params[j].sizes().vec()));
+      group.write("shapes", shapes);
+      if (param_groups[i].has_options())
+        detail::ckpt::write_options(group, "options", param_groups[i].options());
+      groups.write(std::to_string(i), group);
+    }
+    section.write("groups", groups);
+    detail::ckpt::write_options(section, "defaults", optimizer.defaults());
+    return end_section(name, section);
+  }
+
+  // Any IValues: ints, doubles, bools, strings, tensors, lists, ... (keys are free text).
+  checkpoint_writer& add_state(const std::string& name, const state_map& state) {
+    auto section = begin_section(name, "state_dict");
+    c10::List<std::string> keys;
+    torch::serialize::OutputArchive values(cu());
+    std::int64_t i = 0;
+    for (const auto& [key, value] : state) {
+      keys.push_back(key);
+      values.write(std::to_string(i++), value);
+    }
+    section.write("keys", c10::IValue(keys));
+    section.write("values", values);
+    return end_section(name, section);
+  }
+
+  // Snapshot (taken now) of the default CPU generator and, when CUDA is available, of
+  // every CUDA device's default generator.
+  checkpoint_writer& add_rng(const std::string& name = "rng") {
+    auto section = begin_section(name, "rng");
+    section.write("cpu", c10::IValue(detail::ckpt::generator_state(
+                             at::detail::getDefaultCPUGenerator())));
+    const std::int64_t cuda_count = detail::ckpt::cuda_device_count();
+    section.write("cuda_count", c10::IValue(cuda_count));
+    for (std::int64_t i = 0; i < cuda_count; ++i)
+      section.write("cuda/" + std::to_string(i),
+                    c10::IValue(detail::ckpt::generator_state(detail::ckpt::cuda_generator(i))));
+    return end_section(name, section);
+  }
+
+  checkpoint_writer& add_int(const std::string& name, std::int64_t value) {
+    auto section = begin_section(name, "int");
+    section.write("value", c10::IValue(value));
+    return end_section(name, section);
+  }
+
+  checkpoint_writer& add_double(const std::string& name, double value) {
+    auto section = begin_section(name, "double");
+    section.write("value", c10::IValue(value));
+    return end_section(name, section);
+  }
+
+  const std::vector<std::string>& sections() const noexcept { return names_; }
+
+  // Writes every section to `path` atomically (see atomic_file.hpp); may be called again.
+  // Throws checkpoint_error for torch serialisation errors, std::filesystem::filesystem_error
+  // for file-system ones; on error, `path` keeps its previous contents.
+  void save(const std::filesystem::path& path) {
+    torch::serialize::OutputArchive root(cu());
+    root.write("format", c10::IValue(std::string(detail::ckpt::format_name)));
+    root.write("version", c10::IValue(detail::ckpt::format_version));
+    root.write("sections", sections_);
+    try {
+      write_file_atomically(path, [&root](const std::filesystem::path& tmp) {
+        root.save_to(tmp.string());
+      });
+    } catch (const c10::Error& e) {
+      throw checkpoint_error("hookforge: cannot save checkpoint '" + path.string() +
+                             "': " + e.what_without_backtrace());
+    }
+  }
+
+ private:
+  std::shared_ptr<torch::jit::CompilationUnit> cu() const { return sections_.compilation_unit(); }
+
+  torch::serialize::OutputArchive begin_section(const std::string& name, const char* kind) {
+    if (name.empty()) throw std::invalid_argument("hookforge::checkpoint_writer: empty section name");
+    if (std::find(names_.begin(), names_.end(), name) != names_.end())
+      throw std::invalid_argument("hookforge::checkpoint_writer: section '" + name +
+                                  "' added twice");
+    torch::serialize::OutputArchive section(cu());
+    section.write("kind", c10::IValue(std::string(kind)));
+    return section;
+  }
+
+  checkpoint_writer& end_section(const std::string& name, torch::serialize::OutputArchive& section) {
+    sections_.write(name, section);
+    names_.push_back(name);
+    return *this;
+  }
+
+  torch::serialize::OutputArchive sections_;
+  std::vector<std::string> names_;
+};
+
+class checkpoint_reader {
+ public:
+  // Reads the whole file. `map_location` moves every stored tensor to that device while
+  // loading (as torch::load's device argument). Throws checkpoint_error when the file is
+  // missing, unreadable or not a hookforge checkpoint.
+  explicit checkpoint_reader(std::filesystem::path path,
+                             std::optional<torch::Device> map_location = std::nullopt)
+      : path_(std::move(path)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec)) fail("no such file");
+    torch::serialize::InputArchive root;
+    try {
+      c10::optional<torch::Device> device;
+      if (map_location) device = *map_location;
+      root.load_from(path_.string(), device);
+    } catch (const std::exception& e) {
+      fail("cannot read the file: " + detail::ckpt::error_text(e));
+    }
+    c10::IValue format, version;
+    if (!root.try_read("format", format) || !format.isString() ||
+        format.toStringRef() != detail::ckpt::format_name)
+      fail("not a hookforge checkpoint (top-level keys: " +
+           detail::ckpt::join(root.keys(), ", ") + ")");
+    if (!root.try_read("version", version) || !version.isInt() ||
+        version.toInt() > detail::ckpt::format_version)
+      fail("unsupported hookforge checkpoint version (this build reads up to " +
+           std::to_string(detail::ckpt::format_version) + ")");
+    if (!root.try_read("sections", sections_)) fail("the file has no sections");
+    names_ = sections_.keys();
+  }
+
+  const std::filesystem::path& path() const noexcept { return path_; }
+  const std::vector<std::string>& sections() const noexcept { return names_; }
+  bool contains(std::string_view name) const {
+    return std::find(names_.begin(), names_.end(), name) != names_.end();
+  }
+  // "module", "optimizer", "state_dict", "rng", "int" or "double".
+  std::string kind(const std::string& name) const {
+    auto section = open(name);
+    return kind_of(section);
+  }
+
+  // All-or-nothing: every parameter and buffer is checked (names and shapes) before any
+  // is copied; a mismatch throws naming each offending tensor with both shapes. Values
+  // are copied into the existing tensors (device and dtype of the module are kept).
+  void load_module(const std::string& name, torch::nn::Module& module) const {
+    auto section = open_section(name, "module");
+    guarded(name, [&] {
+      std::vector<std::string> problems;
+      std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // (into, from)
+      match_tensors(section, "parameters", "parameter", module.named_parameters(true), problems,
+                    copies);
+      match_tensors(section, "buffers", "buffer", module.named_buffers(true), problems, copies);
+      if (!problems.empty())
+        fail("section '" + name + "' does not match the module " + module.name() + ":\n  " +
+             detail::ckpt::join(problems, "\n  "));
+      torch::NoGradGuard no_grad;
+      for (auto& [into, from] : copies) into.copy_(from);
+    });
+  }
+  template <class M>
+  void load_module(const std::string& name, const torch::nn::ModuleHolder<M>& module) const {
+    load_module(name, static_cast<torch::nn::Module&>(*module.ptr()));
+  }
+
+  // Restores the per-parameter state exactly and every param group's options (lr,
+  // momentum, betas, weight decay, ...) and the defaults. The optimizer must be of the
+  // same type, with the same number of groups and parameter shapes as when saved.
+  void load_optimizer(const std::string& name, torch::optim::Optimizer& optimizer) const {
+    auto section = open_section(name, "optimizer");
+    guarded(name, [&] {
+      const std::string have = detail::ckpt::type_name(optimizer);
+      const std::string saved = read(section, "type").toStringRef();
+      if (have != saved)
+        fail("section '" + name + "' holds the state of a " + saved + ", cannot load it into a " +
+             have);
+
+      torch::serialize::InputArchive groups;
+      section.read("groups", groups);
+      auto& param_groups = optimizer.param_groups();
+      const auto count = read(groups, "count").toInt();
+      if (count != static_cast<std::int64_t>(param_groups.size()))
+        fail("section '" + name + "' has " + std::to_string(count) +
+             " parameter group(s), the optimizer has " + std::to_string(param_groups.size()));
+
+      std::vector<torch::serialize::InputArchive> group_archives(param_groups.size());
+      std::vector<std::string> problems;
+      for (std::size_t i = 0; i < param_groups.size(); ++i) {
+        groups.read(std::to_string(i), group_archives[i]);
+        const auto& params = param_groups[i].params();
+        const auto size = read(group_archives[i], "size").toInt();
+        if (size != static_cast<std::int64_t>(params.size())) {
+          problems.push_back("parameter group " + std::to_string(i) + " has " +
+                             std::to_string(size) + " parameter(s) in the checkpoint, " +
+                             std::to_string(params.size()) + " in the optimizer");
+          continue;
+        }
+        torch::serialize::InputArchive shapes;
+        group_archives[i].read("shapes", shapes);
+        for (std::size_t j = 0; j < params.size(); ++j) {
+          const auto found = read(shapes, std::to_string(j)).toIntVector();
+          if (found != params[j].sizes().vec())
+            problems.push_back("parameter group " + std::to_string(i) + ", parameter " +
+                               std::to_string(j) + ": the optimizer expects shape " +
+                               detail::ckpt::shape_string(params[j].sizes()) +
+                               ", the checkpoint has " + detail::ckpt::shape_string(found));
+        }
+      }
+      if (!problems.empty())
+        fail("section '" + name + "' does not match the optimizer " + have + ":\n  " +
+             detail::ckpt::join(problems, "\n  "));
+
+      torch::serialize::InputArchive torch_state;
+      section.read("torch", torch_state);
+      optimizer.state().clear();  // state of parameters that had none when saved must go
+      optimizer.load(torch_state);
+      for (std::size_t i = 0; i < param_groups.size(); ++i)
+        if (param_groups[i].has_options())
+          detail::ckpt::read_options(group_archives[i], "options", param_groups[i].options());
+      detail::ckpt::read_options(section, "defaults", optimizer.defaults());
+    });
+  }
+
+  state_map load_state(const std::string& name) const {
+    auto section = open_section(name, "state_dict");
+    return guarded(name, [&] {
+      const auto keys = read(section, "keys").to<std::vector<std::string>>();
+      torch::serialize::InputArchive values;
+      section.read("values", values);
+      state_map state;
+      for (std::size_t i = 0; i < keys.size(); ++i) state.emplace(keys[i], read(values, std::to_string(i)));
+      return state;
+    });
+  }
+
+  // Restores the CPU generator and the CUDA generators of the devices present both in
+  // the file and on this machine (others are left alone; none on a CPU-only machine).
+  void load_rng(const std::string& name = "rng") const {
+    auto section = open_section(name, "rng");
+    guarded(name, [&] {
+      detail::ckpt::set_generator_state(at::detail::getDefaultCPUGenerator(),
+                                        read(section, "cpu").toTensor());
+      const auto saved = read(section, "cuda_count").toInt();
+      const auto usable = std::min(saved, detail::ckpt::cuda_device_count());
+      for (std::int64_t i = 0; i < usable; ++i)
+        detail::ckpt::set_generator_state(detail::ckpt::cuda_generator(i),
+                                          read(section, "cuda/" + std::to_string(i)).toTensor());
+    });
+  }
+
+  std::int64_t load_int(const std::string& name) const {
+    auto section = open_section(name, "int");
+    return guarded(name, [&] { return read(section, "value").toInt(); });
+  }
+
+  double load_double(const std::string& name) const {
+    auto section = open_section(name, "double");
+    return guarded(name, [&] { return read(section, "value").toDouble(); });
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const {
+    throw checkpoint_error("hookforge checkpoint '" + path_.string() + "': " + message);
+  }
+
+  // Runs `body`, turning torch/std errors into checkpoint_errors naming file and section.
+  template <class F>
+  std::invoke_result_t<F&> guarded(const std::string& name, F&& body) const {
+    try {
+      return body();
+    } catch (const checkpoint_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail("section '" + name + "': " + detail::ckpt::error_text(e));
+    }
+  }
+
+  c10::IValue read(torch::serialize::InputArchive& archive, const std::string& key) const {
+    c10::IValue value;
+    archive.read(key, value);
+    return value;
+  }
+
+  torch::serialize::InputArchive open(const std::string& name) const {
+    torch::serialize::InputArchive section;
+    if (!contains(name) || !sections_.try_read(name, section))
+      fail("no section '" + name + "'; the file has: " + listing());
+    return section;
+  }
+
+  static std::string kind_of(torch::serialize::InputArchive& section) {
+    c10::IValue kind;
+    return section.try_read("kind", kind) && kind.isString() ? kind.toStringRef() : "unknown";
+  }
+
+  torch::serialize::InputArchive open_section(const std::string& name, std::string_view kind) const {
+    auto section = open(name);
+    const auto found = kind_of(section);
+    if (found != kind)
+      fail("section '" + name + "' is of kind '" + found + "', not '" + std::string(kind) + "'");
+    return section;
+  }
+
+  std::string listing() const {
+    if (names_.empty()) return "(no sections)";
+    std::vector<std::string> parts;
+    for (const auto& n : names_) {
+      torch::serialize::InputArchive section;
+      sections_.try_read(n, section);
+      parts.push_back(n + " (" + kind_of(section) + ")");
+    }
+    return detail::ckpt::join(parts, ", ");
+  }
+
+  void match_tensors(torch::serialize::InputArchive& section, const std::string& key,
+                     const std::string& what,
+                     const torch::OrderedDict<std::string, torch::Tensor>& expected,
+                     std::vector<std::string>& problems,
+                     std::vector<std::pair<torch::Tensor, torch::Tensor>>& copies) const {
+    torch::serialize::InputArchive stored;
+    section.read(key, stored);
+    const auto stored_names = stored.keys();
+    std::vector<std::string> wanted;
+    for (const auto& item : expected) {
+      const torch::Tensor& into = item.value();
+      if (!into.defined()) continue;
+      wanted.push_back(item.key());
+      c10::IValue from;
+      if (!stored.try_read(item.key(), from) || !from.isTensor()) {
+        problems.push_back(what + " '" + item.key() + "' (shape " +
+                           detail::ckpt::shape_string(into.sizes()) +
+                           ") is missing from the checkpoint");
+      } else if (from.toTensor().sizes() != into.sizes()) {
+        problems.push_back(what + " '" + item.key() + "': the module expects shape " +
+                           detail::ckpt::shape_string(into.sizes()) + ", the checkpoint has " +
+                           detail::ckpt::shape_string(from.toTensor().sizes()));
+      } else {
+        copies.emplace_back(into, from.toTensor());
+      }
+    }
+    for (const auto& stored_name : stored_names) {
+      if (std::find(wanted.begin(), wanted.end(), stored_name) != wanted.end()) continue;
+      c10::IValue from;
+      stored.try_read(stored_name, from);
+      problems.push_back("the checkpoint has " + what + " '" + stored_name + "'" +
+                         (from.isTensor()
+                              ? " (shape " + detail::ckpt::shape_string(from.toTensor().sizes()) + ")"
+                              : std::string()) +
+                         " that the module lacks");
+    }
+  }
+
+  std::filesystem::path path_;
+  mutable torch::serialize::InputArchive sections_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace hookforge

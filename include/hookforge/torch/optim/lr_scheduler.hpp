@@ -1,0 +1,159 @@
+// hookforge/torch/optim/lr_scheduler.hpp — learning-rate schedulers with PyTorch's Python semantics.
+//
+// LibTorch ships only StepLR, and it decays one epoch later than Python's, so
+// hookforge brings its own: StepLR, MultiStepLR, ExponentialLR,
+// CosineAnnealingLR, LinearLR, ConstantLR and ReduceLROnPlateau. Each works on
+// every param group of a `torch::optim::Optimizer` through `options().get_lr()`
+// / `set_lr()`. All derive from `lr_scheduler`, so a trainer can call
+// `step(val_loss)` on any of them: ReduceLROnPlateau uses the metric, the
+// others ignore it.
+//
+// As in Python, construction records the groups' current lrs as `base_lrs` and
+// makes the initial step (epoch 0). The epoch-based schedules compute each lr
+// from (base_lr, epoch) in closed form, exactly as Python's
+// `_get_closed_form_lr`, so they never drift and a state_dict alone resumes
+// them. See docs/schedulers.md.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/optim/optimizer.h>
+
+#include "hookforge/torch/io/state_map.hpp"
+
+namespace hookforge {
+
+namespace detail::lr_state {
+
+inline const c10::IValue& entry(const hookforge::state_map& state, const std::string& key,
+                                const char* owner) {
+  auto found = state.find(key);
+  if (found == state.end()) {
+    throw std::invalid_argument(std::string("hookforge: ") + owner + " state_dict has no '" + key + "'");
+  }
+  return found->second;
+}
+
+inline double get_double(const hookforge::state_map& s, const std::string& key, const char* owner) {
+  return entry(s, key, owner).toDouble();
+}
+inline std::int64_t get_int(const hookforge::state_map& s, const std::string& key, const char* owner) {
+  return entry(s, key, owner).toInt();
+}
+inline std::vector<double> get_doubles(const hookforge::state_map& s, const std::string& key,
+                                       const char* owner) {
+  return entry(s, key, owner).toDoubleVector();
+}
+
+}  // namespace detail::lr_state
+
+/// Base of every scheduler: owns the epoch counter, the base and last lrs, and their state.
+class lr_scheduler {
+ public:
+  lr_scheduler(const lr_scheduler&) = delete;
+  lr_scheduler& operator=(const lr_scheduler&) = delete;
+  virtual ~lr_scheduler() = default;
+
+  /// Advance one epoch and write the new lr into every param group.
+  virtual void step() = 0;
+  /// Same, given the latest validation metric; only ReduceLROnPlateau uses it.
+  virtual void step(double metric) {
+    (void)metric;
+    step();
+  }
+  /// True when the scheduler needs `step(metric)` rather than `step()`.
+  virtual bool wants_metric() const { return false; }
+
+  /// The lr of each param group after the last step (Python's `get_last_lr()`).
+  std::vector<double> last_lr() const { return last_lr_; }
+  /// The lr of each param group when the scheduler was constructed.
+  const std::vector<double>& base_lrs() const { return base_lrs_; }
+  /// Epochs stepped so far; 0 right after construction.
+  std::int64_t last_epoch() const { return last_epoch_; }
+
+  /// last_epoch, base_lrs, last_lr and the scheduler's own settings and counters.
+  virtual hookforge::state_map state_dict() const {
+    return {{"last_epoch", last_epoch_}, {"base_lrs", base_lrs_}, {"last_lr", last_lr_}};
+  }
+  /// Restores everything `state_dict()` saved, settings included (as Python's
+  /// `__dict__.update`), and writes `last_lr` back into the optimizer's groups,
+  /// so a scheduler loaded onto a fresh optimizer continues where it left off.
+  virtual void load_state_dict(const hookforge::state_map& state) {
+    auto base = detail::lr_state::get_doubles(state, "base_lrs", "lr_scheduler");
+    auto last = detail::lr_state::get_doubles(state, "last_lr", "lr_scheduler");
+    if (base.size() != group_count() || last.size() != group_count()) {
+      throw std::invalid_argument("hookforge: lr_scheduler state_dict is for " + std::to_string(last.size()) +
+                                  " param groups, the optimizer has " + std::to_string(group_count()));
+    }
+    last_epoch_ = detail::lr_state::get_int(state, "last_epoch", "lr_scheduler");
+    base_lrs_ = std::move(base);
+    set_lrs(last);
+  }
+
+ protected:
+  explicit lr_scheduler(torch::optim::Optimizer& optimizer) : optimizer_(&optimizer) {
+    base_lrs_ = current_lrs();
+    last_lr_ = base_lrs_;
+  }
+
+  torch::optim::Optimizer& optimizer() const { return *optimizer_; }
+  std::size_t group_count() const { return optimizer_->param_groups().size(); }
+
+  /// The lr each param group has now.
+  std::vector<double> current_lrs() const {
+    std::vector<double> lrs;
+    for (const auto& group : optimizer_->param_groups()) lrs.push_back(group.options().get_lr());
+    return lrs;
+  }
+
+  /// Writes one lr per param group into the optimizer and records them as `last_lr`.
+  void set_lrs(const std::vector<double>& lrs) {
+    auto& groups = optimizer_->param_groups();
+    if (lrs.size() != groups.size()) {
+      throw std::logic_error(
+          "hookforge: the optimizer's param groups changed after its lr_scheduler was built");
+    }
+    for (std::size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
+    last_lr_ = lrs;
+  }
+
+  std::int64_t last_epoch_ = -1;
+  std::vector<double> base_lrs_;
+  std::vector<double> last_lr_;
+
+ private:
+  torch::optim::Optimizer* optimizer_;
+};
+
+namespace detail {
+
+/// A schedule whose lr is a pure function of (base_lr, epoch): step() bumps the
+/// epoch and writes that function's value into every group.
+class closed_form_scheduler : public lr_scheduler {
+ public:
+  using lr_scheduler::step;
+  void step() override {
+    ++last_epoch_;
+    std::vector<double> lrs;
+    for (double base : base_lrs_) lrs.push_back(lr_at(base, last_epoch_));
+    set_lrs(lrs);
+  }
+
+ protected:
+  using lr_scheduler::lr_scheduler;
+
+ private:
+  virtual double lr_at(double base_lr, std::int64_t epoch) const = 0;
+};
+
+}  // namespace detail
+
+}  // namespace hookforge

@@ -1,0 +1,109 @@
+// hookforge/torch/optim/stop_condition.hpp — when a training loop should stop early.
+//
+// The trainer asks its stop condition once per validation, with that
+// validation's loss. `NoCondition` never stops; `ValidationLossDidNotImprove`
+// is early stopping: stop once the loss has failed to improve by more than
+// `min_delta` for `patience` validations in a row. Both carry their state
+// through checkpoints, so a resumed run stops where the uninterrupted one would.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "hookforge/torch/io/state_map.hpp"
+
+namespace hookforge {
+
+/// Decides, once per validation, whether training should stop.
+class stop_condition {
+ public:
+  virtual ~stop_condition() = default;
+
+  /// Called once per validation with its loss; true means stop now.
+  virtual bool should_stop(double val_loss) = 0;
+
+  virtual hookforge::state_map state_dict() const { return {}; }
+  virtual void load_state_dict(const hookforge::state_map& state) { (void)state; }
+};
+
+/// Never stops: training runs for as many epochs as it was given.
+class NoCondition final : public stop_condition {
+ public:
+  bool should_stop(double val_loss) override {
+    (void)val_loss;
+    return false;
+  }
+};
+
+/// Early stopping on the validation loss.
+///
+/// A validation improves when `best - val_loss > min_delta` (the first finite
+/// loss always does; NaN never does). Each improvement records the new best
+/// and resets the count; each other validation adds one. `should_stop` is true
+/// once `patience` validations in a row did not improve (patience 0: the first
+/// one that does not improve).
+class ValidationLossDidNotImprove final : public stop_condition {
+ public:
+  explicit ValidationLossDidNotImprove(std::int64_t patience, double min_delta = 0.0)
+      : patience_(patience), min_delta_(min_delta) {
+    if (patience < 0)
+      throw std::invalid_argument("hookforge: ValidationLossDidNotImprove needs patience >= 0");
+    if (!(min_delta >= 0.0)) {
+      throw std::invalid_argument("hookforge: ValidationLossDidNotImprove needs min_delta >= 0");
+    }
+  }
+
+  bool should_stop(double val_loss) override {
+    if (best_ - val_loss > min_delta_) {
+      best_ = val_loss;
+      validations_without_improvement_ = 0;
+      return false;
+    }
+    ++validations_without_improvement_;
+    return validations_without_improvement_ >= patience_;
+  }
+
+  /// The lowest loss that counted as an improvement (+inf before the first).
+  double best() const { return best_; }
+  /// Validations in a row that did not improve.
+  std::int64_t validations_without_improvement() const { return validations_without_improvement_; }
+  std::int64_t patience() const { return patience_; }
+  double min_delta() const { return min_delta_; }
+
+  hookforge::state_map state_dict() const override {
+    return {{"best", best_},
+            {"validations_without_improvement", validations_without_improvement_},
+            {"patience", patience_},
+            {"min_delta", min_delta_}};
+  }
+
+  /// Restores the counters and the settings, as saved.
+  void load_state_dict(const hookforge::state_map& state) override {
+    const double best = entry(state, "best").toDouble();
+    const auto count = entry(state, "validations_without_improvement").toInt();
+    const auto patience = entry(state, "patience").toInt();
+    const double min_delta = entry(state, "min_delta").toDouble();
+    best_ = best;
+    validations_without_improvement_ = count;
+    patience_ = patience;
+    min_delta_ = min_delta;
+  }
+
+ private:
+  static const c10::IValue& entry(const hookforge::state_map& state, const std::string& key) {
+    auto found = state.find(key);
+    if (found == state.end()) {
+      throw std::invalid_argument("hookforge: ValidationLossDidNotImprove state_dict has no '" + key + "'");
+    }
+    return found->second;
+  }
+
+  std::int64_t patience_;
+  double min_delta_;
+  double best_ = std::numeric_limits<double>::infinity();
+  std::int64_t validations_without_improvement_ = 0;
+};
+
+}  // namespace hookforge

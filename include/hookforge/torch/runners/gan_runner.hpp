@@ -1,0 +1,439 @@
+// hookforge/torch/runners/gan_runner.hpp — one adversarial training epoch: a discriminator (D) and a
+// generator (G), each with its own optimiser and gradient scaler. See docs/gan.md.
+//
+// Per batch:
+//   on_pre_step          hooks may edit ctx.entry; ctx.run_d (true) and ctx.run_g (G due by
+//                        step_ratio) say which networks are updated, and hooks may clear them
+//   D phase, when run_d:
+//     on_pre_d_forward
+//     forward            G(entry) merged into entry, its fake copied to "fake"; D on the real
+//                        sample -> "d_real", D on fake.detach() -> "d_fake" (autocast)
+//     on_post_d_forward  hooks may add ctx.d_extra_losses
+//     loss, backward     d_criterion(entry) + extra losses; backward (scaled), then unscaled
+//     on_post_d_backward D's gradients visible and editable; hooks may clear ctx.run_d to skip the step
+//     D step             ctx.d_stepped
+//   G phase, when run_g (D's parameters have requires_grad off throughout):
+//     on_pre_g_forward
+//     forward            G(entry) unless the D phase already made a fake with a graph;
+//                        D(fake) -> "d_fake_for_g" (no detach) (autocast)
+//     on_post_g_forward  hooks may add ctx.g_extra_losses
+//     loss, backward     g_criterion(entry) + extra losses; backward (scaled), then unscaled
+//     on_post_g_backward G's gradients visible and editable; hooks may clear ctx.run_g to skip the step
+//     G step             ctx.g_stepped
+//   on_post_step
+// around them: train mode for both, on_epoch_start … on_epoch_end (ctx.scores holds the means).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "hookforge/core/hook_pack.hpp"
+#include "hookforge/core/points.hpp"
+#include "hookforge/torch/amp/autocast.hpp"
+#include "hookforge/torch/amp/grad_scaler.hpp"
+#include "hookforge/torch/data/batches.hpp"
+#include "hookforge/torch/data/criterion.hpp"
+#include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/data/model.hpp"
+#include "hookforge/torch/data/scores.hpp"
+#include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/runners/epoch.hpp"
+#include "hookforge/torch/runners/training_runner.hpp"
+
+namespace hookforge {
+
+struct gan_options {
+  /// D is updated on every batch, G on every step_ratio-th batch of the run: G is due
+  /// when (global_step + 1) % step_ratio == 0 (1: every batch; 2: batches 1, 3, 5, … 0-based).
+  std::int64_t step_ratio = 1;
+  bool mixed_precision = false;        ///< autocast (fp16 on CUDA, bf16 on CPU) + gradient scalers
+  torch::Device device = torch::kCPU;  ///< where batches are moved before forward
+  grad_scaler_options d_scaler = {};   ///< D's scaler (enabled only with mixed precision on CUDA)
+  grad_scaler_options g_scaler = {};   ///< G's scaler (same rule)
+  std::string real_field = "target";   ///< the batch field holding the real sample
+  std::string fake_field = "output";   ///< the generator's output field holding the fake sample
+  /// Batch fields also given to the discriminator, next to "input" (conditional GANs).
+  std::vector<std::string> discriminator_fields = {};
+  /// In the G phase, also score the real sample with the (updated) D, detached, as
+  /// "d_real_for_g" (relativistic losses such as ESRGAN's).
+  bool d_real_for_g = false;
+};
+
+/// Which network the batch is working on; set by the runner.
+enum class gan_phase { none, discriminator, generator };
+
+/// Epoch means of the D and G scores, each averaged over the samples of the batches where
+/// that phase ran (G runs on fewer batches than D when step_ratio > 1).
+class gan_score_accumulator {
+ public:
+  score_accumulator d;  ///< "d_loss" and "d.<term>"
+  score_accumulator g;  ///< "g_loss" and "g.<term>"
+
+  /// Both accumulators' means, in one map (their names do not overlap).
+  epoch_scores means() const {
+    auto out = d.means();
+    for (auto& [name, value] : g.means()) out[name] = value;
+    return out;
+  }
+  void reset() {
+    d.reset();
+    g.reset();
+  }
+};
+
+/// GANTrainingRunner's context. Fields marked "hooks set" are requests the runner honours.
+struct GANContext : epoch_counters {
+  Entry entry;  ///< the batch; G's output, "fake", "d_real", "d_fake", "d_fake_for_g" are added
+  torch::nn::Module* generator = nullptr;      ///< when the generator is a torch module (else null)
+  torch::nn::Module* discriminator = nullptr;  ///< when the discriminator is a torch module (else null)
+  torch::optim::Optimizer* d_optimizer = nullptr;
+  torch::optim::Optimizer* g_optimizer = nullptr;
+  GradScaler* d_scaler = nullptr;  ///< disabled without mixed precision on CUDA
+  GradScaler* g_scaler = nullptr;
+  torch::Device device = torch::kCPU;
+  std::int64_t step_ratio = 1;
+  std::int64_t d_steps = 0;  ///< D updates taken so far (whole run)
+  std::int64_t g_steps = 0;  ///< G updates taken so far (whole run)
+  gan_phase phase = gan_phase::none;
+
+  // hooks set
+  bool run_d = true;          ///< at on_pre_step: run the D phase; up to on_post_d_backward: take D's step
+  bool run_g = false;         ///< at on_pre_step (preset from step_ratio): run the G phase; up to
+                              ///< on_post_g_backward: take G's step
+  loss_terms d_extra_losses;  ///< at on_post_d_forward: added to the D loss
+  loss_terms g_extra_losses;  ///< at on_post_g_forward: added to the G loss
+  bool stop_training = false; ///< anywhere: the trainer stops after this epoch
+
+  // the runner sets
+  loss_terms d_losses;  ///< D criterion terms plus extra losses
+  loss_terms g_losses;  ///< G criterion terms plus extra losses
+  torch::Tensor d_loss; ///< their sums (undefined when the phase did not run)
+  torch::Tensor g_loss;
+  bool d_stepped = false;  ///< D's optimiser stepped on this batch (seen from the D step on)
+  bool g_stepped = false;  ///< G's optimiser stepped on this batch
+  std::map<std::string, torch::Tensor> batch_scores;  ///< this batch's scores (detached, on device)
+  gan_score_accumulator running_scores;               ///< the epoch's scores so far
+  epoch_scores scores;                                ///< at on_epoch_end: the epoch's mean scores
+
+  std::vector<torch::Tensor> d_parameters() const {
+    return d_optimizer ? optimizer_parameters(*d_optimizer) : std::vector<torch::Tensor>{};
+  }
+  std::vector<torch::Tensor> g_parameters() const {
+    return g_optimizer ? optimizer_parameters(*g_optimizer) : std::vector<torch::Tensor>{};
+  }
+  /// The parameters of the network in the current phase (D's in the D phase, G's in the G
+  /// phase), so hooks written for one network (gradient clipping, norms) work on either;
+  /// outside a phase, D's then G's.
+  std::vector<torch::Tensor> parameters() const {
+    if (phase == gan_phase::discriminator) return d_parameters();
+    if (phase == gan_phase::generator) return g_parameters();
+    auto all = d_parameters();
+    auto g = g_parameters();
+    all.insert(all.end(), g.begin(), g.end());
+    return all;
+  }
+};
+
+namespace detail {
+
+/// Turns requires_grad off for `params` for a scope, then restores each one's flag.
+class requires_grad_off {
+ public:
+  explicit requires_grad_off(std::vector<torch::Tensor> params) {
+    saved_.reserve(params.size());
+    for (auto& p : params) {
+      saved_.emplace_back(p, p.requires_grad());
+      p.requires_grad_(false);
+    }
+  }
+  ~requires_grad_off() {
+    for (auto& [p, was] : saved_) p.requires_grad_(was);
+  }
+  requires_grad_off(const requires_grad_off&) = delete;
+  requires_grad_off& operator=(const requires_grad_off&) = delete;
+
+ private:
+  std::vector<std::pair<torch::Tensor, bool>> saved_;
+};
+
+/// Both optimisers, checked: std::invalid_argument naming each one that is null.
+inline std::pair<torch::optim::Optimizer*, torch::optim::Optimizer*> require_gan_optimizers(
+    torch::optim::Optimizer* d_optimizer, torch::optim::Optimizer* g_optimizer) {
+  std::string missing;
+  if (d_optimizer == nullptr) missing = "the discriminator optimizer (d_optimizer)";
+  if (g_optimizer == nullptr)
+    missing += std::string(missing.empty() ? "" : " and ") + "the generator optimizer (g_optimizer)";
+  if (!missing.empty())
+    throw std::invalid_argument("GANTrainingRunner: " + missing + (d_optimizer || g_optimizer ? " is" : " are") +
+                                " missing (null); a GAN runner needs one optimiser per network");
+  if (d_optimizer == g_optimizer)
+    throw std::invalid_argument(
+        "GANTrainingRunner: d_optimizer and g_optimizer are the same object; give each network its own");
+  return {d_optimizer, g_optimizer};
+}
+
+}  // namespace detail
+
+template <class... Hooks>
+class GANTrainingRunner {
+ public:
+  using hook_points =
+      point_list<points::on_epoch_start, points::on_pre_step, points::on_pre_d_forward, points::on_post_d_forward,
+                 points::on_post_d_backward, points::on_pre_g_forward, points::on_post_g_forward,
+                 points::on_post_g_backward, points::on_post_step, points::on_epoch_end>;
+  using Ctx = GANContext;
+  static constexpr std::string_view runner_name = "GANTrainingRunner";
+
+  GANTrainingRunner(torch::optim::Optimizer& d_optimizer, torch::optim::Optimizer& g_optimizer,
+                    gan_options options, Hooks... hooks)
+      : GANTrainingRunner(detail::require_gan_optimizers(&d_optimizer, &g_optimizer), std::move(options),
+                          std::move(hooks)...) {}
+
+  /// For optimisers built from a config: throws std::invalid_argument naming the one that is null.
+  GANTrainingRunner(torch::optim::Optimizer* d_optimizer, torch::optim::Optimizer* g_optimizer,
+                    gan_options options, Hooks... hooks)
+      : GANTrainingRunner(detail::require_gan_optimizers(d_optimizer, g_optimizer), std::move(options),
+                          std::move(hooks)...) {}
+
+  /// Train both networks for one epoch over `loader`; the criteria are used, never stored.
+  template <entry_model Generator, entry_model Discriminator, class Loader, criterion DC, criterion GC>
+  epoch_result run_epoch(Generator& generator, Discriminator& discriminator, Loader& loader, std::int64_t epoch,
+                         DC& d_criterion, GC& g_criterion) {
+    set_training_mode(generator, true);
+    set_training_mode(discriminator, true);
+    Ctx ctx;
+    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
+    ctx.generator = module_of(generator);
+    ctx.discriminator = module_of(discriminator);
+    ctx.d_optimizer = d_optimizer_;
+    ctx.g_optimizer = g_optimizer_;
+    ctx.d_scaler = &d_scaler_;
+    ctx.g_scaler = &g_scaler_;
+    ctx.device = options_.device;
+    ctx.step_ratio = options_.step_ratio;
+    ctx.d_steps = d_steps_;
+    ctx.g_steps = g_steps_;
+
+    hooks_.template fire<points::on_epoch_start>(ctx);
+    d_optimizer_->zero_grad();
+    g_optimizer_->zero_grad();
+    std::int64_t batch = 0;
+    for_each_batch(loader, [&](Entry&& input, bool) {
+      begin_batch(ctx, batch++, std::move(input));
+      hooks_.template fire<points::on_pre_step>(ctx);
+      bool fake_has_graph = false;  // the entry's "fake" can carry G's gradient
+      if (ctx.run_d) discriminator_phase(generator, discriminator, d_criterion, ctx, fake_has_graph);
+      if (ctx.run_g) generator_phase(generator, discriminator, g_criterion, ctx, fake_has_graph);
+      ctx.phase = gan_phase::none;
+      hooks_.template fire<points::on_post_step>(ctx);
+      ++global_step_;
+      return true;
+    });
+    return detail::finish_epoch(hooks_, ctx, batch);
+  }
+
+  /// The planned number of epochs, shown to hooks as ctx.total_epochs.
+  void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
+
+  auto& hooks() { return hooks_; }
+  const auto& hooks() const { return hooks_; }
+  torch::optim::Optimizer& d_optimizer() { return *d_optimizer_; }
+  torch::optim::Optimizer& g_optimizer() { return *g_optimizer_; }
+  GradScaler& d_scaler() { return d_scaler_; }
+  GradScaler& g_scaler() { return g_scaler_; }
+  const gan_options& options() const { return options_; }
+  std::int64_t global_step() const { return global_step_; }
+  std::int64_t d_steps() const { return d_steps_; }
+  std::int64_t g_steps() const { return g_steps_; }
+
+  /// Counters and both scalers, for checkpoints (the optimisers are saved by their owner).
+  hookforge::state_map state_dict() const {
+    hookforge::state_map state{{"global_step", global_step_}, {"d_steps", d_steps_}, {"g_steps", g_steps_}};
+    nest_state(state, "d_scaler", d_scaler_.state_dict());
+    nest_state(state, "g_scaler", g_scaler_.state_dict());
+    return state;
+  }
+  void load_state_dict(const hookforge::state_map& state) {
+    global_step_ = state.at("global_step").toInt();
+    d_steps_ = state.at("d_steps").toInt();
+    g_steps_ = state.at("g_steps").toInt();
+    d_scaler_.load_state_dict(nested_state(state, "d_scaler"));
+    g_scaler_.load_state_dict(nested_state(state, "g_scaler"));
+  }
+
+ private:
+  GANTrainingRunner(std::pair<torch::optim::Optimizer*, torch::optim::Optimizer*> optimizers,
+                    gan_options options, Hooks... hooks)
+      : d_optimizer_(optimizers.first),
+        g_optimizer_(optimizers.second),
+        options_(std::move(options)),
+        d_scaler_(scaler_for(options_, options_.d_scaler)),
+        g_scaler_(scaler_for(options_, options_.g_scaler)),
+        hooks_(std::move(hooks)...) {
+    if (options_.step_ratio < 1)
+      throw std::invalid_argument("GANTrainingRunner: step_ratio must be >= 1, got " +
+                                  std::to_string(options_.step_ratio));
+  }
+
+  static GradScaler scaler_for(const gan_options& options, grad_scaler_options scaler) {
+    // As TrainingEpochRunner: loss scaling is for float16 on CUDA only.
+    scaler.enabled = options.mixed_precision && options.device.is_cuda() && scaler.enabled;
+    return GradScaler(scaler);
+  }
+
+  void begin_batch(Ctx& ctx, std::int64_t index, Entry&& input) {
+    ctx.batch_idx = index;
+    ctx.global_step = global_step_;
+    ctx.entry = on_device(std::move(input), options_.device);
+    ctx.phase = gan_phase::none;
+    ctx.run_d = true;
+    ctx.run_g = (global_step_ + 1) % options_.step_ratio == 0;
+    ctx.d_extra_losses.clear();
+    ctx.g_extra_losses.clear();
+    ctx.d_losses.clear();
+    ctx.g_losses.clear();
+    ctx.d_loss = torch::Tensor();
+    ctx.g_loss = torch::Tensor();
+    ctx.d_stepped = false;
+    ctx.g_stepped = false;
+    ctx.batch_scores.clear();
+  }
+
+  /// G(entry) merged into the entry; its fake sample copied to "fake".
+  template <class Generator>
+  void generate(Generator& generator, Ctx& ctx, bool with_graph) {
+    std::optional<torch::NoGradGuard> no_grad;
+    if (!with_graph) no_grad.emplace();
+    autocast_guard autocast(options_.device, options_.mixed_precision);
+    ctx.entry.merge(call_model(generator, ctx.entry));
+    if (options_.fake_field != "fake") ctx.entry.set("fake", ctx.entry.at(options_.fake_field));
+  }
+
+  /// D's "output" on an Entry whose "input" is `sample` (plus the discriminator_fields).
+  template <class Discriminator>
+  torch::Tensor discriminate(Discriminator& discriminator, const Ctx& ctx, const torch::Tensor& sample) {
+    Entry in{{"input", sample}};
+    for (const auto& field : options_.discriminator_fields) in.set(field, ctx.entry.at(field));
+    return call_model(discriminator, in).at("output");
+  }
+
+  template <class Generator, class Discriminator, class C>
+  void discriminator_phase(Generator& generator, Discriminator& discriminator, C& criterion, Ctx& ctx,
+                           bool& fake_has_graph) {
+    ctx.phase = gan_phase::discriminator;
+    hooks_.template fire<points::on_pre_d_forward>(ctx);
+    {
+      // The fake keeps G's graph only when the G phase will reuse it.
+      fake_has_graph = ctx.run_g;
+      generate(generator, ctx, fake_has_graph);
+      autocast_guard autocast(options_.device, options_.mixed_precision);
+      ctx.entry.set("d_real", discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)));
+      ctx.entry.set("d_fake", discriminate(discriminator, ctx, ctx.entry.at("fake").detach()));
+    }
+    hooks_.template fire<points::on_post_d_forward>(ctx);
+    {
+      autocast_guard autocast(options_.device, options_.mixed_precision);
+      ctx.d_losses = evaluate_criterion(criterion, ctx.entry);
+    }
+    add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "D");
+    ctx.d_loss = total_loss(ctx.d_losses);
+
+    d_optimizer_->zero_grad();
+    d_scaler_.scale(ctx.d_loss).backward();
+    d_scaler_.unscale_(*d_optimizer_);  // hooks see and edit true gradients
+    // The graphs through D are spent; the G criterion may still read the scores as constants.
+    ctx.entry.set("d_real", ctx.entry.at("d_real").detach());
+    ctx.entry.set("d_fake", ctx.entry.at("d_fake").detach());
+    hooks_.template fire<points::on_post_d_backward>(ctx);
+    if (ctx.run_d) {
+      ctx.d_stepped = d_scaler_.step(*d_optimizer_);
+      if (ctx.d_stepped) ctx.d_steps = ++d_steps_;
+    }
+    d_scaler_.update();  // also closes the scaler's iteration when a hook vetoed the step
+    record_scores(ctx, ctx.d_losses, ctx.d_loss, "d", ctx.running_scores.d);
+  }
+
+  template <class Generator, class Discriminator, class C>
+  void generator_phase(Generator& generator, Discriminator& discriminator, C& criterion, Ctx& ctx,
+                       bool fake_has_graph) {
+    ctx.phase = gan_phase::generator;
+    hooks_.template fire<points::on_pre_g_forward>(ctx);
+    {
+      // D is only a fixed judge here: its parameters collect no gradient from G's loss.
+      detail::requires_grad_off frozen(optimizer_parameters(*d_optimizer_));
+      if (!fake_has_graph) generate(generator, ctx, /*with_graph=*/true);
+      {
+        autocast_guard autocast(options_.device, options_.mixed_precision);
+        ctx.entry.set("d_fake_for_g", discriminate(discriminator, ctx, ctx.entry.at("fake")));
+        if (options_.d_real_for_g) {
+          torch::NoGradGuard no_grad;
+          ctx.entry.set("d_real_for_g",
+                        discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)).detach());
+        }
+      }
+      hooks_.template fire<points::on_post_g_forward>(ctx);
+      {
+        autocast_guard autocast(options_.device, options_.mixed_precision);
+        ctx.g_losses = evaluate_criterion(criterion, ctx.entry);
+      }
+      add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "G");
+      ctx.g_loss = total_loss(ctx.g_losses);
+
+      g_optimizer_->zero_grad();
+      g_scaler_.scale(ctx.g_loss).backward();
+      g_scaler_.unscale_(*g_optimizer_);
+    }
+    hooks_.template fire<points::on_post_g_backward>(ctx);
+    if (ctx.run_g) {
+      ctx.g_stepped = g_scaler_.step(*g_optimizer_);
+      if (ctx.g_stepped) ctx.g_steps = ++g_steps_;
+    }
+    g_scaler_.update();
+    record_scores(ctx, ctx.g_losses, ctx.g_loss, "g", ctx.running_scores.g);
+  }
+
+  static void add_extra_losses(loss_terms& losses, const loss_terms& extra, const char* network) {
+    for (const auto& [name, value] : extra) {
+      if (!losses.emplace(name, value).second)
+        throw std::invalid_argument(std::string("GANTrainingRunner: ") + network + " extra loss '" + name +
+                                    "' has the name of a criterion term");
+    }
+  }
+
+  /// "<n>.<term>" for every term and "<n>_loss" for the total, detached; no host sync.
+  static void record_scores(Ctx& ctx, const loss_terms& losses, const torch::Tensor& total,
+                            const std::string& network, score_accumulator& running) {
+    std::map<std::string, torch::Tensor> scores;
+    for (const auto& [name, value] : losses) scores[network + "." + name] = value.detach();
+    scores[network + "_loss"] = total.detach();
+    running.add(scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
+    for (auto& [name, value] : scores) ctx.batch_scores[name] = value;
+  }
+
+  torch::optim::Optimizer* d_optimizer_;
+  torch::optim::Optimizer* g_optimizer_;
+  gan_options options_;
+  GradScaler d_scaler_;
+  GradScaler g_scaler_;
+  hook_pack<GANTrainingRunner, Hooks...> hooks_;
+  std::int64_t total_epochs_ = 0;
+  std::int64_t global_step_ = 0;
+  std::int64_t d_steps_ = 0;
+  std::int64_t g_steps_ = 0;
+};
+
+template <class... Hooks>
+GANTrainingRunner(torch::optim::Optimizer&, torch::optim::Optimizer&, gan_options, Hooks...)
+    -> GANTrainingRunner<Hooks...>;
+template <class... Hooks>
+GANTrainingRunner(torch::optim::Optimizer*, torch::optim::Optimizer*, gan_options, Hooks...)
+    -> GANTrainingRunner<Hooks...>;
+
+}  // namespace hookforge

@@ -1,0 +1,161 @@
+// hookforge/torch/runners/inference_runner.hpp — epochs without gradients: inference, validation, benchmarking.
+//
+// All three run the model in eval mode under torch::NoGradGuard and fire
+//   on_epoch_start → per batch: forward, postprocessors, [loss] → on_post_step → on_epoch_end.
+// They differ in the criterion:
+//   InferenceRunner         none needed; scores only when one is given
+//   ValidationEpochRunner   required — without one it is a compile error (or, for a
+//                           type-erased criterion that is empty, std::invalid_argument)
+//   BenchmarkRunner         optional
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "hookforge/core/hook_pack.hpp"
+#include "hookforge/core/points.hpp"
+#include "hookforge/torch/amp/autocast.hpp"
+#include "hookforge/torch/data/batches.hpp"
+#include "hookforge/torch/data/criterion.hpp"
+#include "hookforge/torch/data/model.hpp"
+#include "hookforge/torch/runners/epoch.hpp"
+#include "hookforge/torch/runners/training_runner.hpp"
+
+namespace hookforge {
+
+/// The context of InferenceRunner, ValidationEpochRunner and BenchmarkRunner.
+struct InferenceContext : epoch_counters {
+  Entry entry;
+  torch::nn::Module* model = nullptr;
+  torch::Device device = torch::kCPU;
+  loss_terms losses;               ///< empty when the runner has no criterion
+  torch::Tensor loss;
+  std::map<std::string, torch::Tensor> batch_scores;
+  score_accumulator running_scores;
+  epoch_scores scores;             ///< at on_epoch_end
+  bool stop_training = false;
+};
+
+/// Pass as the criterion to run an inference epoch without a loss.
+struct no_criterion {};
+
+struct inference_options {
+  bool mixed_precision = false;
+  torch::Device device = torch::kCPU;
+  std::vector<postprocessor> postprocessors{};
+};
+
+namespace detail {
+
+enum class criterion_need { none, required, optional };
+
+/// The loop shared by the three inference runners. `Runner` is the concrete runner
+/// (for hook checks and messages); it inherits `hook_points` and `Ctx` from here.
+template <class Runner, criterion_need Need, class... Hooks>
+class inference_loop {
+ public:
+  using hook_points = point_list<points::on_epoch_start, points::on_post_step, points::on_epoch_end>;
+  using Ctx = InferenceContext;
+
+  explicit inference_loop(inference_options options, Hooks... hooks)
+      : options_(std::move(options)), hooks_(std::move(hooks)...) {}
+
+  template <class Model, class Loader, class C = no_criterion>
+  epoch_result run_epoch(Model& model, Loader& loader, std::int64_t epoch, C&& criterion = {}) {
+    constexpr bool has_criterion = !std::is_same_v<std::remove_cvref_t<C>, no_criterion>;
+    if constexpr (Need == criterion_need::required) {
+      static_assert(has_criterion,
+                    "ValidationEpochRunner::run_epoch needs a criterion: validation reports the loss "
+                    "(use InferenceRunner or BenchmarkRunner to run without one)");
+      if constexpr (requires { static_cast<bool>(criterion); })
+        if (!static_cast<bool>(criterion))
+          throw std::invalid_argument("ValidationEpochRunner::run_epoch: the criterion is empty; "
+                                      "validation needs a criterion to report the loss");
+    }
+    if constexpr (has_criterion)
+      static_assert(hookforge::criterion<std::remove_cvref_t<C>>,
+                    "the criterion must be callable on a const Entry& and return a Tensor or loss_terms");
+
+    torch::NoGradGuard no_grad;
+    set_training_mode(model, false);
+    Ctx ctx;
+    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
+    ctx.model = module_of(model);
+    ctx.device = options_.device;
+    hooks_.template fire<points::on_epoch_start>(ctx);
+    std::int64_t batch = 0;
+    for_each_batch(loader, [&](Entry&& input, bool) {
+      ctx.batch_idx = batch++;
+      ctx.entry = on_device(std::move(input), options_.device);
+      ctx.losses.clear();
+      ctx.loss = torch::Tensor();
+      ctx.batch_scores.clear();
+      {
+        autocast_guard autocast(options_.device, options_.mixed_precision);
+        ctx.entry.merge(call_model(model, ctx.entry));
+        for (auto& post : options_.postprocessors) post(ctx.entry);
+        if constexpr (has_criterion) ctx.losses = evaluate_criterion(criterion, ctx.entry);
+      }
+      if constexpr (has_criterion) {
+        ctx.loss = total_loss(ctx.losses);
+        record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
+        ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
+      }
+      hooks_.template fire<points::on_post_step>(ctx);
+      return true;
+    });
+    return detail::finish_epoch(hooks_, ctx, batch);
+  }
+
+  void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
+  auto& hooks() { return hooks_; }
+  const auto& hooks() const { return hooks_; }
+  const inference_options& options() const { return options_; }
+
+ private:
+  inference_options options_;
+  hook_pack<Runner, Hooks...> hooks_;
+  std::int64_t total_epochs_ = 0;
+};
+
+}  // namespace detail
+
+template <class... Hooks>
+class InferenceRunner
+    : public detail::inference_loop<InferenceRunner<Hooks...>, detail::criterion_need::none, Hooks...> {
+ public:
+  static constexpr std::string_view runner_name = "InferenceRunner";
+  using detail::inference_loop<InferenceRunner, detail::criterion_need::none, Hooks...>::inference_loop;
+};
+
+template <class... Hooks>
+class ValidationEpochRunner
+    : public detail::inference_loop<ValidationEpochRunner<Hooks...>, detail::criterion_need::required,
+                                    Hooks...> {
+ public:
+  static constexpr std::string_view runner_name = "ValidationEpochRunner";
+  using detail::inference_loop<ValidationEpochRunner, detail::criterion_need::required,
+                               Hooks...>::inference_loop;
+};
+
+template <class... Hooks>
+class BenchmarkRunner
+    : public detail::inference_loop<BenchmarkRunner<Hooks...>, detail::criterion_need::optional, Hooks...> {
+ public:
+  static constexpr std::string_view runner_name = "BenchmarkRunner";
+  using detail::inference_loop<BenchmarkRunner, detail::criterion_need::optional, Hooks...>::inference_loop;
+};
+
+template <class... H>
+InferenceRunner(inference_options, H...) -> InferenceRunner<H...>;
+template <class... H>
+ValidationEpochRunner(inference_options, H...) -> ValidationEpochRunner<H...>;
+template <class... H>
+BenchmarkRunner(inference_options, H...) -> BenchmarkRunner<H...>;
+
+}  // namespace hookforge

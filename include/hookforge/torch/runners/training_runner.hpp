@@ -1,0 +1,230 @@
+// hookforge/torch/runners/training_runner.hpp — one training epoch, with hook points at each stage.
+//
+// Per batch (SR-Forge's lifecycle):
+//   on_pre_step       hooks may edit ctx.entry, or set ctx.skip_batch
+//   forward           model(entry) merged into entry, then postprocessors (autocast when mixed precision)
+//   on_post_forward   hooks may add ctx.extra_losses
+//   loss              criterion terms + extra losses (autocast when mixed precision)
+//   backward          on loss / gradient_accumulation_steps (scaled when mixed precision)
+//   on_post_backward  gradients visible and editable (unscaled on batches that update);
+//                     hooks may set ctx.skip_optimizer_step
+//   update            every gradient_accumulation_steps batches and on the last batch
+//   on_post_step      ctx.optimizer_stepped says whether the update happened
+// around them: train mode, on_epoch_start … on_epoch_end (ctx.scores holds the epoch's means).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "hookforge/core/hook_pack.hpp"
+#include "hookforge/core/points.hpp"
+#include "hookforge/torch/amp/autocast.hpp"
+#include "hookforge/torch/amp/grad_scaler.hpp"
+#include "hookforge/torch/data/batches.hpp"
+#include "hookforge/torch/data/criterion.hpp"
+#include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/data/model.hpp"
+#include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/runners/epoch.hpp"
+
+namespace hookforge {
+
+/// TrainingEpochRunner's context. Fields marked "hooks set" are requests the runner honours.
+struct TrainingContext : epoch_counters {
+  Entry entry;                               ///< the batch; the model's output is merged in after forward
+  torch::nn::Module* model = nullptr;        ///< the model, when it is a torch module (else null)
+  torch::optim::Optimizer* optimizer = nullptr;
+  GradScaler* scaler = nullptr;              ///< the gradient scaler (disabled without mixed precision)
+  torch::Device device = torch::kCPU;
+  std::int64_t gradient_accumulation_steps = 1;
+  std::int64_t optimizer_steps = 0;          ///< optimiser updates taken so far (whole run)
+
+  // hooks set
+  bool skip_batch = false;         ///< at on_pre_step: no forward, backward or update for this batch
+  loss_terms extra_losses;         ///< at on_post_forward: added to the loss before backward
+  bool skip_optimizer_step = false;///< up to on_post_backward: do not apply this batch's update
+  bool stop_training = false;      ///< anywhere: the trainer stops after this epoch
+
+  // the runner sets
+  loss_terms losses;               ///< criterion terms plus extra losses (from after on_post_forward)
+  torch::Tensor loss;              ///< their sum, before division by the accumulation steps
+  bool optimizer_step_due = false; ///< an update follows this batch's backward (unless vetoed)
+  bool optimizer_stepped = false;  ///< an update was applied (seen at on_post_step)
+  std::map<std::string, torch::Tensor> batch_scores;  ///< this batch's scores (detached, on device)
+  score_accumulator running_scores;///< the epoch's scores so far
+  epoch_scores scores;             ///< at on_epoch_end: the epoch's mean scores
+
+  std::vector<torch::Tensor> parameters() const {
+    return optimizer ? optimizer_parameters(*optimizer) : std::vector<torch::Tensor>{};
+  }
+};
+
+struct training_options {
+  std::int64_t gradient_accumulation_steps = 1;
+  bool mixed_precision = false;           ///< autocast (fp16 on CUDA, bf16 on CPU) + gradient scaler
+  torch::Device device = torch::kCPU;     ///< where batches are moved before forward
+  grad_scaler_options scaler = {};        ///< used when mixed_precision is on
+  std::vector<postprocessor> postprocessors{};
+};
+
+template <class... Hooks>
+class TrainingEpochRunner {
+ public:
+  using hook_points = point_list<points::on_epoch_start, points::on_pre_step, points::on_post_forward,
+                                 points::on_post_backward, points::on_post_step, points::on_epoch_end>;
+  using Ctx = TrainingContext;
+  static constexpr std::string_view runner_name = "TrainingEpochRunner";
+
+  TrainingEpochRunner(torch::optim::Optimizer& optimizer, training_options options, Hooks... hooks)
+      : optimizer_(&optimizer),
+        options_(std::move(options)),
+        scaler_(scaler_for(options_)),
+        hooks_(std::move(hooks)...) {
+    if (options_.gradient_accumulation_steps < 1)
+      throw std::invalid_argument("TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
+                                  std::to_string(options_.gradient_accumulation_steps));
+  }
+
+  /// Train `model` for one epoch over `loader` and return the epoch's mean scores.
+  template <class Model, class Loader, criterion C>
+  epoch_result run_epoch(Model& model, Loader& loader, std::int64_t epoch, C& criterion) {
+    set_training_mode(model, true);
+    Ctx ctx;
+    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
+    ctx.model = module_of(model);
+    ctx.optimizer = optimizer_;
+    ctx.scaler = &scaler_;
+    ctx.device = options_.device;
+    ctx.gradient_accumulation_steps = options_.gradient_accumulation_steps;
+    ctx.optimizer_steps = optimizer_steps_;
+
+    hooks_.template fire<points::on_epoch_start>(ctx);
+    optimizer_->zero_grad();
+    std::int64_t pending = 0;  // batches whose gradients wait for an update
+    std::int64_t batch = 0;
+    for_each_batch(loader, [&](Entry&& input, bool last) {
+      begin_batch(ctx, batch++, std::move(input));
+      hooks_.template fire<points::on_pre_step>(ctx);
+      if (!ctx.skip_batch) {
+        train_batch(model, criterion, ctx, ++pending, last);
+        if (ctx.optimizer_step_due) pending = 0;
+      } else if (last && pending > 0) {
+        update(ctx, /*unscaled=*/false);  // the last update, for batches before the skipped one
+        pending = 0;
+      }
+      hooks_.template fire<points::on_post_step>(ctx);
+      ++global_step_;
+      return true;
+    });
+    return detail::finish_epoch(hooks_, ctx, batch);
+  }
+
+  /// The planned number of epochs, shown to hooks as ctx.total_epochs.
+  void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
+
+  auto& hooks() { return hooks_; }
+  const auto& hooks() const { return hooks_; }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  GradScaler& scaler() { return scaler_; }
+  const training_options& options() const { return options_; }
+  /// Training batches processed so far (whole run).
+  std::int64_t global_step() const { return global_step_; }
+
+  /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
+  hookforge::state_map state_dict() const {
+    hookforge::state_map state{{"global_step", global_step_}, {"optimizer_steps", optimizer_steps_}};
+    nest_state(state, "scaler", scaler_.state_dict());
+    return state;
+  }
+  void load_state_dict(const hookforge::state_map& state) {
+    global_step_ = state.at("global_step").toInt();
+    optimizer_steps_ = state.at("optimizer_steps").toInt();
+    scaler_.load_state_dict(nested_state(state, "scaler"));
+  }
+
+ private:
+  static GradScaler scaler_for(const training_options& options) {
+    auto scaler = options.scaler;
+    // As in PyTorch, loss scaling is for float16 on CUDA; CPU autocast uses bfloat16,
+    // whose range needs none.
+    scaler.enabled = options.mixed_precision && options.device.is_cuda() && scaler.enabled;
+    return GradScaler(scaler);
+  }
+
+  void begin_batch(Ctx& ctx, std::int64_t index, Entry&& input) {
+    ctx.batch_idx = index;
+    ctx.global_step = global_step_;
+    ctx.entry = on_device(std::move(input), options_.device);
+    ctx.skip_batch = false;
+    ctx.extra_losses.clear();
+    ctx.skip_optimizer_step = false;
+    ctx.losses.clear();
+    ctx.loss = torch::Tensor();
+    ctx.optimizer_step_due = false;
+    ctx.optimizer_stepped = false;
+    ctx.batch_scores.clear();
+  }
+
+  template <class Model, class C>
+  void train_batch(Model& model, C& criterion, Ctx& ctx, std::int64_t pending, bool last) {
+    {
+      autocast_guard autocast(options_.device, options_.mixed_precision);
+      ctx.entry.merge(call_model(model, ctx.entry));
+      for (auto& post : options_.postprocessors) post(ctx.entry);
+    }
+    hooks_.template fire<points::on_post_forward>(ctx);
+    {
+      autocast_guard autocast(options_.device, options_.mixed_precision);
+      ctx.losses = evaluate_criterion(criterion, ctx.entry);
+    }
+    for (auto& [name, value] : ctx.extra_losses) {
+      if (!ctx.losses.emplace(name, value).second)
+        throw std::invalid_argument("TrainingEpochRunner: extra loss '" + name +
+                                    "' has the name of a criterion term");
+    }
+    ctx.loss = total_loss(ctx.losses);
+
+    auto scaled = options_.gradient_accumulation_steps == 1
+                      ? ctx.loss
+                      : ctx.loss / static_cast<double>(options_.gradient_accumulation_steps);
+    scaler_.scale(scaled).backward();
+    ctx.optimizer_step_due = pending == options_.gradient_accumulation_steps || last;
+    if (ctx.optimizer_step_due) scaler_.unscale_(*optimizer_);  // hooks edit true gradients
+    hooks_.template fire<points::on_post_backward>(ctx);
+    if (ctx.optimizer_step_due) update(ctx, /*unscaled=*/true);
+
+    record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
+    ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
+  }
+
+  // Apply the accumulated gradients (unless a hook vetoed it) and clear them.
+  void update(Ctx& ctx, bool unscaled) {
+    if (!ctx.skip_optimizer_step) {
+      ctx.optimizer_stepped = scaler_.step(*optimizer_);
+      scaler_.update();
+      if (ctx.optimizer_stepped) ctx.optimizer_steps = ++optimizer_steps_;
+    } else if (unscaled) {
+      scaler_.update();  // close the scaler's iteration: it holds this batch's inf check
+    }
+    optimizer_->zero_grad();
+  }
+
+  torch::optim::Optimizer* optimizer_;
+  training_options options_;
+  GradScaler scaler_;
+  hook_pack<TrainingEpochRunner, Hooks...> hooks_;
+  std::int64_t total_epochs_ = 0;
+  std::int64_t global_step_ = 0;
+  std::int64_t optimizer_steps_ = 0;
+};
+
+template <class... Hooks>
+TrainingEpochRunner(torch::optim::Optimizer&, training_options, Hooks...) -> TrainingEpochRunner<Hooks...>;
+
+}  // namespace hookforge
