@@ -208,6 +208,18 @@ TEST_CASE("ConstantLR scales by factor for total_iters epochs", "[sched]") {
         std::vector<double>{0.5, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0});
 }
 
+// Python accepts total_iters = 0, but its step() then runs at base * factor forever while
+// its closed form runs at base: hookforge rejects the setting rather than pick one.
+TEST_CASE("ConstantLR rejects total_iters <= 0", "[sched]") {
+  auto optimizer = make_sgd({0.1});
+  CHECK_THROWS_WITH(hookforge::ConstantLR(*optimizer, 0.5, 0),
+                    Catch::Contains("ConstantLR needs total_iters >= 1, got 0"));
+  CHECK_THROWS_AS(hookforge::ConstantLR(*optimizer, 0.5, -3), std::invalid_argument);
+  CHECK(optimizer->param_groups()[0].options().get_lr() == 0.1);  // nothing was written
+  hookforge::ConstantLR one(*optimizer, 0.5, 1);
+  CHECK(lr_sequence(one, *optimizer, 3) == std::vector<double>{0.05, 0.1, 0.1});
+}
+
 TEST_CASE("schedulers reject settings Python rejects", "[sched]") {
   auto optimizer = make_sgd({1.0});
   CHECK_THROWS_AS(hookforge::StepLR(*optimizer, 0), std::invalid_argument);

@@ -3,12 +3,17 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {
 
 /// lr = base_lr * factor for the first total_iters epochs, then base_lr.
+///
+/// total_iters must be >= 1. Python accepts 0 (and negatives), but there its two forms
+/// disagree: step() scales epoch 0 by factor and never restores the base lr, while the
+/// closed form (used here) runs at the base lr from epoch 0. Neither is a useful schedule.
 class ConstantLR : public detail::closed_form_scheduler {
  public:
   explicit ConstantLR(torch::optim::Optimizer& optimizer, double factor = 1.0 / 3.0,
@@ -16,6 +21,9 @@ class ConstantLR : public detail::closed_form_scheduler {
       : closed_form_scheduler(optimizer), factor_(factor), total_iters_(total_iters) {
     if (!(factor >= 0.0 && factor <= 1.0))
       throw std::invalid_argument("hookforge: ConstantLR needs 0 <= factor <= 1");
+    if (total_iters <= 0)
+      throw std::invalid_argument("hookforge: ConstantLR needs total_iters >= 1, got " +
+                                  std::to_string(total_iters));
     step();
   }
 
