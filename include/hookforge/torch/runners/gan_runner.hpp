@@ -12,7 +12,8 @@
 //     loss, backward     d_criterion(entry) + extra losses; backward (scaled), then unscaled
 //     on_post_d_backward D's gradients visible and editable; hooks may clear ctx.run_d to skip the step
 //     D step             ctx.d_stepped
-//   G phase, when run_g (D's parameters have requires_grad off throughout):
+//   G phase, when run_g (D's parameters have requires_grad off from before on_pre_g_forward
+//   to after on_post_g_backward, so neither G's loss nor a hook leaks gradient into D):
 //     on_pre_g_forward
 //     forward            G(entry) unless the D phase already made a fake with a graph;
 //                        D(fake) -> "d_fake_for_g" (no detach) (autocast)
@@ -73,8 +74,8 @@ enum class gan_phase { none, discriminator, generator };
 /// that phase ran (G runs on fewer batches than D when step_ratio > 1).
 class gan_score_accumulator {
  public:
-  score_accumulator d;  ///< "d_loss" and "d.<term>"
-  score_accumulator g;  ///< "g_loss" and "g.<term>"
+  score_accumulator d;  ///< "d_loss" (the total) and "d.<term>"
+  score_accumulator g;  ///< "g_loss" (the total) and "g.<term>"
 
   /// Both accumulators' means, in one map (their names do not overlap).
   epoch_scores means() const {
@@ -364,10 +365,11 @@ class GANTrainingRunner {
   void generator_phase(Generator& generator, Discriminator& discriminator, C& criterion, Ctx& ctx,
                        bool fake_has_graph) {
     ctx.phase = gan_phase::generator;
-    hooks_.template fire<points::on_pre_g_forward>(ctx);
     {
-      // D is only a fixed judge here: its parameters collect no gradient from G's loss.
+      // D is only a fixed judge here: its parameters collect no gradient from G's loss, nor
+      // from a hook of the phase that runs D (on_pre_g_forward to on_post_g_backward).
       detail::requires_grad_off frozen(optimizer_parameters(*d_optimizer_));
+      hooks_.template fire<points::on_pre_g_forward>(ctx);
       if (!fake_has_graph) generate(generator, ctx, /*with_graph=*/true);
       {
         autocast_guard autocast(options_.device, options_.mixed_precision);
@@ -389,8 +391,8 @@ class GANTrainingRunner {
       g_optimizer_->zero_grad();
       g_scaler_.scale(ctx.g_loss).backward();
       g_scaler_.unscale_(*g_optimizer_);
+      hooks_.template fire<points::on_post_g_backward>(ctx);
     }
-    hooks_.template fire<points::on_post_g_backward>(ctx);
     if (ctx.run_g) {
       ctx.g_stepped = g_scaler_.step(*g_optimizer_);
       if (ctx.g_stepped) ctx.g_steps = ++g_steps_;
@@ -407,11 +409,14 @@ class GANTrainingRunner {
     }
   }
 
-  /// "<n>.<term>" for every term and "<n>_loss" for the total, detached; no host sync.
+  /// "<n>_loss" for the total and "<n>.<term>" for every other term, detached; no host sync.
+  /// As in the other runners, "loss" always names the total: a tensor criterion's term (named
+  /// "loss") has no score of its own, so one value never appears under two names.
   static void record_scores(Ctx& ctx, const loss_terms& losses, const torch::Tensor& total,
                             const std::string& network, score_accumulator& running) {
     std::map<std::string, torch::Tensor> scores;
-    for (const auto& [name, value] : losses) scores[network + "." + name] = value.detach();
+    for (const auto& [name, value] : losses)
+      if (name != "loss") scores[network + "." + name] = value.detach();
     scores[network + "_loss"] = total.detach();
     running.add(scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
     for (auto& [name, value] : scores) ctx.batch_scores[name] = value;
