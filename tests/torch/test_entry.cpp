@@ -154,11 +154,60 @@ TEST_CASE("Entry::to moves defined tensors, keeps dtype and undefined fields", "
   }
 }
 
-TEST_CASE("Entry::batch_size is the first dimension of the first field", "[entry]") {
-  CHECK(Entry{{"input", torch::ones({8, 3})}, {"target", torch::ones({5})}}.batch_size() == 8);
+TEST_CASE("Entry::batch_size is the first dimension every batch-major field shares", "[entry]") {
+  CHECK(Entry{{"input", torch::ones({8, 3})}, {"target", torch::ones({8})}}.batch_size() == 8);
+  // 0-dimensional and undefined fields have no batch dimension and are not counted.
+  CHECK(Entry{{"loss", torch::tensor(1.0)}, {"x", torch::Tensor()}, {"input", torch::ones({4, 2})}}
+            .batch_size() == 4);
   CHECK_THROWS_AS(Entry{}.batch_size(), std::logic_error);
-  CHECK_THROWS_AS((Entry{{"loss", torch::tensor(1.0)}}.batch_size()), std::logic_error);
-  CHECK_THROWS_AS((Entry{{"x", torch::Tensor()}}.batch_size()), std::logic_error);
+  CHECK_THROWS_WITH((Entry{{"loss", torch::tensor(1.0)}, {"x", torch::Tensor()}}.batch_size()),
+                    Catch::Contains("no field has a batch dimension") &&
+                        Catch::Contains("[loss: 0-dimensional, x: undefined]"));
+}
+
+TEST_CASE("Entry::batch_size rejects fields that disagree whatever their order", "[entry]") {
+  // The first field is not batch-major: the order must not decide the batch size.
+  Entry e{{"palette", torch::ones({3, 16})}, {"input", torch::ones({8, 3})}, {"target", torch::ones({8})}};
+  CHECK_THROWS_WITH(e.batch_size(), Catch::Contains("disagree on the batch size") &&
+                                        Catch::Contains("[palette: 3, input: 8, target: 8]") &&
+                                        Catch::Contains("hookforge::not_batched"));
+  Entry reordered{{"input", torch::ones({8, 3})}, {"palette", torch::ones({3, 16})}};
+  CHECK_THROWS_AS(reordered.batch_size(), std::logic_error);
+}
+
+TEST_CASE("Entry: a field set with not_batched is left out of the batch size", "[entry]") {
+  Entry e{{"input", torch::ones({8, 3})}};
+  e.set("palette", torch::ones({3, 16}), hookforge::not_batched);
+  CHECK(e.batch_size() == 8);
+  CHECK(e.is_batched("input"));
+  CHECK_FALSE(e.is_batched("palette"));
+  CHECK_FALSE(e.is_batched("missing"));
+
+  // The mark travels with the field: copies, to(), merge into another entry.
+  CHECK(Entry(e).batch_size() == 8);
+  CHECK_FALSE(e.to(torch::kCPU).is_batched("palette"));
+  Entry batch{{"palette", torch::ones({8})}, {"target", torch::ones({8})}};
+  batch.merge(e);
+  CHECK_FALSE(batch.is_batched("palette"));
+  CHECK(batch.batch_size() == 8);
+  Entry moved_into{{"target", torch::ones({8})}};
+  moved_into.merge(Entry(e));
+  CHECK_FALSE(moved_into.is_batched("palette"));
+
+  // A plain set makes the field batch-major again; erase forgets the mark.
+  e.set("palette", torch::ones({3, 16}));
+  CHECK(e.is_batched("palette"));
+  CHECK_THROWS_AS(e.batch_size(), std::logic_error);
+  e.set("palette", torch::ones({3, 16}), hookforge::not_batched);
+  e.erase("palette");
+  e["palette"] = torch::ones({8});
+  CHECK(e.is_batched("palette"));
+  CHECK(e.batch_size() == 8);
+
+  // With every field marked, there is no batch dimension.
+  Entry only{{"x", torch::ones({2})}};
+  only.set("x", torch::ones({2}), hookforge::not_batched);
+  CHECK_THROWS_WITH(only.batch_size(), Catch::Contains("[x: not batched]"));
 }
 
 TEST_CASE("call_model: module holders with forward(const Entry&) / forward(Entry)", "[entry]") {

@@ -5,6 +5,12 @@
 //   batch.merge(hookforge::call_model(model, batch));   // adds "output" (and whatever else)
 //   auto loss = criterion(batch.at("output"), batch.at("target"));
 //
+// The batch size is the first dimension shared by every batch-major field; fields that
+// disagree are an error (the runners weigh scores by it). A field without a batch
+// dimension (a mask shared by the batch, a lookup table) is marked when set:
+//   batch.set("palette", colours, hookforge::not_batched);
+// 0-dimensional and undefined tensors have no batch dimension and are never counted.
+//
 // Fields keep INSERTION order (a batch has a handful of fields, so lookup is a linear
 // scan with no allocation; iteration order is the order fields were added). Names are
 // unique. Iterating yields `std::pair<const std::string, torch::Tensor>&`, as std::map:
@@ -33,6 +39,12 @@
 
 namespace hookforge {
 
+/// Tag for Entry::set: the field has no batch dimension, so batch_size() ignores it.
+struct not_batched_t {
+  explicit not_batched_t() = default;
+};
+inline constexpr not_batched_t not_batched{};
+
 class Entry {
  public:
   using value_type = std::pair<const std::string, torch::Tensor>;
@@ -54,6 +66,7 @@ class Entry {
   // By value then swap: the stored pairs have const names and are not assignable.
   Entry& operator=(Entry other) noexcept {
     fields_.swap(other.fields_);
+    not_batched_.swap(other.not_batched_);
     return *this;
   }
   ~Entry() = default;
@@ -76,10 +89,22 @@ class Entry {
 
   bool contains(std::string_view name) const { return find(name) != end(); }
 
-  // Overwrites the field in place (keeping its position) or appends it.
+  // Overwrites the field in place (keeping its position) or appends it, as a batch-major
+  // field; with `not_batched`, as a field without a batch dimension.
   Entry& set(std::string_view name, torch::Tensor tensor) {
     (*this)[name] = std::move(tensor);
+    mark_batched(name, true);
     return *this;
+  }
+  Entry& set(std::string_view name, torch::Tensor tensor, not_batched_t) {
+    (*this)[name] = std::move(tensor);
+    mark_batched(name, false);
+    return *this;
+  }
+
+  // False for a field set with `not_batched` (and for a missing one).
+  bool is_batched(std::string_view name) const {
+    return contains(name) && !marked_not_batched(name);
   }
 
   // Removes the field; returns whether it was there.
@@ -90,6 +115,7 @@ class Entry {
     for (auto& [n, t] : fields_)
       if (n != name) rest.emplace_back(n, std::move(t));
     fields_.swap(rest);
+    mark_batched(name, true);
     return true;
   }
 
@@ -105,15 +131,23 @@ class Entry {
   }
 
   // Adds the fields of `output` (typically the model's), overwriting same-named ones in
-  // place, so postprocessors and the loss see every field in one Entry.
+  // place, so postprocessors and the loss see every field in one Entry. Each field keeps
+  // the `not_batched` mark it has in `output`.
   void merge(const Entry& output) {
     if (&output == this) return;
-    for (const auto& [name, tensor] : output) (*this)[name] = tensor;
+    for (const auto& [name, tensor] : output) {
+      (*this)[name] = tensor;
+      mark_batched(name, !output.marked_not_batched(name));
+    }
   }
   void merge(Entry&& output) {
     if (&output == this) return;
-    for (auto& [name, tensor] : output.fields_) (*this)[name] = std::move(tensor);
+    for (auto& [name, tensor] : output.fields_) {
+      (*this)[name] = std::move(tensor);
+      mark_batched(name, !output.marked_not_batched(name));
+    }
     output.fields_.clear();
+    output.not_batched_.clear();
   }
 
   // A copy with every defined tensor moved to `device` (dtype kept); undefined tensors
@@ -124,20 +158,30 @@ class Entry {
     for (const auto& [name, tensor] : fields_)
       moved.fields_.emplace_back(
           name, tensor.defined() ? tensor.to(device, tensor.scalar_type(), non_blocking) : tensor);
+    moved.not_batched_ = not_batched_;
     return moved;
   }
 
-  // The first dimension of the first field. Throws std::logic_error when the entry is
-  // empty or its first tensor is undefined or 0-dimensional.
+  // The first dimension of the batch-major fields: every defined field of one or more
+  // dimensions not marked `not_batched`. Throws std::logic_error when there is no such
+  // field, or when they disagree (naming each field and its size), whatever their order.
   std::size_t batch_size() const {
-    if (fields_.empty())
-      throw std::logic_error("hookforge::Entry::batch_size: the entry has no fields");
-    const auto& [name, tensor] = fields_.front();
-    if (!tensor.defined() || tensor.dim() == 0)
-      throw std::logic_error("hookforge::Entry::batch_size: the first field '" + name + "' is " +
-                             (tensor.defined() ? "0-dimensional" : "undefined") +
-                             " and has no batch dimension");
-    return static_cast<std::size_t>(tensor.size(0));
+    const value_type* first = nullptr;
+    bool agree = true;
+    for (const auto& field : fields_) {
+      if (!counts_for_batch(field)) continue;
+      if (first == nullptr) first = &field;
+      agree = agree && field.second.size(0) == first->second.size(0);
+    }
+    if (first == nullptr)
+      throw std::logic_error("hookforge::Entry::batch_size: no field has a batch dimension; fields: " +
+                             describe([](const value_type&) { return true; }));
+    if (!agree)
+      throw std::logic_error(
+          "hookforge::Entry::batch_size: the batch-major fields disagree on the batch size: " +
+          describe([this](const value_type& f) { return counts_for_batch(f); }) +
+          "; mark a field without a batch dimension with set(name, tensor, hookforge::not_batched)");
+    return static_cast<std::size_t>(first->second.size(0));
   }
 
   std::vector<std::string> names() const {
@@ -164,7 +208,44 @@ class Entry {
     throw std::out_of_range(msg + "]");
   }
 
+  bool marked_not_batched(std::string_view name) const {
+    for (const auto& n : not_batched_)
+      if (n == name) return true;
+    return false;
+  }
+  void mark_batched(std::string_view name, bool batched) {
+    if (batched) {
+      std::erase(not_batched_, name);
+    } else if (!marked_not_batched(name)) {
+      not_batched_.emplace_back(name);
+    }
+  }
+  bool counts_for_batch(const value_type& field) const {
+    return field.second.defined() && field.second.dim() > 0 && !marked_not_batched(field.first);
+  }
+
+  // "[input: 8, target: 5, mask: not batched]", over the fields `pick` selects.
+  template <class Pick>
+  std::string describe(Pick pick) const {
+    std::string out = "[";
+    for (const auto& field : fields_) {
+      if (!pick(field)) continue;
+      const auto& [name, tensor] = field;
+      out += (out.size() > 1 ? ", " : "") + name + ": ";
+      if (marked_not_batched(name))
+        out += "not batched";
+      else if (!tensor.defined())
+        out += "undefined";
+      else if (tensor.dim() == 0)
+        out += "0-dimensional";
+      else
+        out += std::to_string(tensor.size(0));
+    }
+    return out + "]";
+  }
+
   std::vector<value_type> fields_;
+  std::vector<std::string> not_batched_;  // names of the fields set with `not_batched`
 };
 
 namespace detail {
