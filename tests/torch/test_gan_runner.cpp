@@ -303,7 +303,7 @@ TEST_CASE("GAN scores: totals, prefixed terms and extra losses", "[gan][scores]"
   CHECK(runner.hooks().get<1>().real_for_g_constant);
 }
 
-TEST_CASE("a tensor criterion's value is scored once, as <network>_loss", "[gan][scores]") {
+TEST_CASE("a tensor criterion's value is scored once as <network>_loss", "[gan][scores]") {
   Gan gan;
   std::vector<std::string> batch_names;
   GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{}, ScoreNames{&batch_names});
