@@ -167,7 +167,9 @@ TEST_CASE("Entry::batch_size is the first dimension every batch-major field shar
 
 TEST_CASE("Entry::batch_size rejects fields that disagree whatever their order", "[entry]") {
   // The first field is not batch-major: the order must not decide the batch size.
-  Entry e{{"palette", torch::ones({3, 16})}, {"input", torch::ones({8, 3})}, {"target", torch::ones({8})}};
+  Entry e{{"palette", torch::ones({3, 16})},
+          {"input", torch::ones({8, 3})},
+          {"target", torch::ones({8})}};
   CHECK_THROWS_WITH(e.batch_size(), Catch::Contains("disagree on the batch size") &&
                                         Catch::Contains("[palette: 3, input: 8, target: 8]") &&
                                         Catch::Contains("hookforge::not_batched"));

@@ -129,7 +129,8 @@ struct RunsDInGPhase {
   bool d_grads_untouched = true;
   static std::vector<torch::Tensor> grads(GANContext& ctx) {
     std::vector<torch::Tensor> out;
-    for (auto& p : ctx.d_parameters()) out.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+    for (auto& p : ctx.d_parameters())
+      out.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
     return out;
   }
   void run(GANContext& ctx) {
@@ -139,8 +140,8 @@ struct RunsDInGPhase {
     d_grads_untouched &= same(before, grads(ctx));
     ++calls;
   }
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(run, pts::on_pre_g_forward, pts::on_post_g_backward));
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(run, pts::on_pre_g_forward, pts::on_post_g_backward));
 };
 
 /// Copies the batch's score names at on_post_step.
@@ -150,7 +151,8 @@ struct ScoreNames {
     names->clear();
     for (auto& [name, value] : ctx.batch_scores) names->push_back(name);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
 };
 
 /// Adds 0.1 * b^2 to the G loss.

@@ -174,13 +174,15 @@ class Entry {
       agree = agree && field.second.size(0) == first->second.size(0);
     }
     if (first == nullptr)
-      throw std::logic_error("hookforge::Entry::batch_size: no field has a batch dimension; fields: " +
-                             describe([](const value_type&) { return true; }));
+      throw std::logic_error(
+          "hookforge::Entry::batch_size: no field has a batch dimension; fields: " +
+          describe([](const value_type&) { return true; }));
     if (!agree)
       throw std::logic_error(
           "hookforge::Entry::batch_size: the batch-major fields disagree on the batch size: " +
           describe([this](const value_type& f) { return counts_for_batch(f); }) +
-          "; mark a field without a batch dimension with set(name, tensor, hookforge::not_batched)");
+          "; mark a field without a batch dimension with "
+          "set(name, tensor, hookforge::not_batched)");
     return static_cast<std::size_t>(first->second.size(0));
   }
 
