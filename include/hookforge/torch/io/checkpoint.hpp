@@ -479,8 +479,9 @@ class checkpoint_reader {
     } else {
       try {
         return c10::IValue(found->second).to<T>();
-      } catch (const std::exception& e) {
-        fail("section '" + name + "', key '" + key + "': " + detail::ckpt::error_text(e));
+      } catch (const std::exception&) {  // torch's text is an "INTERNAL ASSERT FAILED"
+        fail("section '" + name + "', key '" + key + "' holds a " + found->second.tagKind() +
+             ", which does not convert to " + c10::demangle_type<T>());
       }
     }
   }
