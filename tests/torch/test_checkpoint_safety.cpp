@@ -409,3 +409,34 @@ TEST_CASE("atomic file: saves remove the stale temps of dead writers, not live o
   CHECK_FALSE(fs::exists(locked));
   CHECK(fs::exists(fresh_live));
 }
+
+TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no temps after "
+          "the next save", "[checkpoint]") {
+  temp_dir dir;
+  const auto file = dir.path / "last.ckpt";
+  torch::manual_seed(3);
+  torch::nn::Linear even(128, 128), odd(128, 128);
+  checkpoint_writer{}.add_module("model", even).add_int("step", 0).save(file);
+
+  // Some kills land mid-save and leave a temp file; the next save (the next child's
+  // first) removes it, as the dead writer's pid no longer exists.
+  for (int kill = 0; kill < 12; ++kill) {
+    const pid_t saver = ::fork();
+    REQUIRE(saver >= 0);
+    if (saver == 0) {  // saves forever, alternating two models
+      for (std::int64_t step = 1;; ++step)
+        checkpoint_writer{}.add_module("model", step % 2 ? odd : even).add_int("step", step).save(file);
+    }
+    ::usleep(static_cast<useconds_t>(3000 + 7919 * kill % 40000));
+    ::kill(saver, SIGKILL);
+    ::waitpid(saver, nullptr, 0);
+
+    INFO("kill " << kill);
+    checkpoint_reader ckpt(file);
+    torch::nn::Linear loaded(128, 128);
+    ckpt.load_module("model", loaded);
+    CHECK(torch::equal(loaded->weight, (ckpt.load_int("step") % 2 ? odd : even)->weight));
+  }
+  checkpoint_writer{}.add_module("model", even).add_int("step", 0).save(file);
+  CHECK(dir.files() == std::vector<std::string>{"last.ckpt"});
+}
