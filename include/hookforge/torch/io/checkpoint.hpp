@@ -16,19 +16,30 @@
 //   scheduler.load_state_dict(ckpt.load_state("scheduler"));
 //   ckpt.load_rng();
 //   step = ckpt.load_int("step");
+//   epochs = ckpt.load_state_value<std::int64_t>("trainer", "completed_epochs");
 //
 // Why not torch::save/torch::load: LibTorch 1.13's Optimizer::load drops the
 // param-group options (a changed learning rate comes back as the constructor's), and
 // Module::load neither reports missing/extra parameters nor shape mismatches (it
-// silently re-shapes). The file is a regular torch::serialize archive:
-//   format = "hookforge-checkpoint", version = 1, sections/<name>/{kind, ...}.
+// silently re-shapes). The sections live in a regular torch::serialize archive:
+//   format = "hookforge-checkpoint", version = 2, sections/<name>/{kind, ...},
+// written behind a header holding its size and CRC-32 (see checkpoint_format.hpp), so
+// that a flipped or lost byte is an error on load, never silently wrong values.
+//
+// Saving never loses the previous file: the archive streams through atomic_file (temp +
+// fsync + rename, every write checked), so a full disk throws naming the path instead of
+// renaming a truncated file over the last good one, and a killed save's temp file is
+// cleaned up by the next save.
 //
 // The writer references the tensors it is given (no copies): call save() before the
 // tensors change. Every load error is a hookforge::checkpoint_error whose message starts
-// with the file's path. See docs/checkpoints.md.
+// with "hookforge checkpoint '<path>': " and names the section (and key) concerned.
+// See docs/checkpoints.md.
 #pragma once
 
 #include <algorithm>
+#include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -37,10 +48,13 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
+
+#include <fcntl.h>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
@@ -55,6 +69,9 @@
 #include <torch/utils.h>
 
 #include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/io/checkpoint_format.hpp"
+#include "hookforge/torch/io/crc32.hpp"
+#include "hookforge/torch/io/file_descriptor.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
@@ -66,9 +83,6 @@ class checkpoint_error : public std::runtime_error {
 };
 
 namespace detail::ckpt {
-
-inline constexpr std::string_view format_name = "hookforge-checkpoint";
-inline constexpr std::int64_t format_version = 1;
 
 inline std::string error_text(const std::exception& e) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e))
@@ -234,22 +248,45 @@ class checkpoint_writer {
 
   const std::vector<std::string>& sections() const noexcept { return names_; }
 
-  // Writes every section to `path` atomically (see atomic_file.hpp); may be called again.
-  // Throws checkpoint_error for torch serialisation errors, std::filesystem::filesystem_error
-  // for file-system ones; on error, `path` keeps its previous contents.
+  // Writes every section to `path` atomically (see atomic_file.hpp), in the checksummed
+  // format of checkpoint_format.hpp; may be called again. The archive streams straight
+  // into the temp file (no copy in memory). Throws checkpoint_error for torch
+  // serialisation errors, std::filesystem::filesystem_error naming `path` for file-system
+  // ones (disk full, quota, I/O error); either way `path` keeps its previous contents.
   void save(const std::filesystem::path& path) {
     torch::serialize::OutputArchive root(cu());
     root.write("format", c10::IValue(std::string(detail::ckpt::format_name)));
-    root.write("version", c10::IValue(detail::ckpt::format_version));
+    root.write("version", c10::IValue(std::int64_t{detail::ckpt::format_version}));
     root.write("sections", sections_);
+
+    atomic_file out(path);
+    detail::ckpt::file_header header;
+    out.write(detail::ckpt::encode(header).data(), detail::ckpt::header_size);  // placeholder
+    std::exception_ptr write_error;
     try {
-      write_file_atomically(path, [&root](const std::filesystem::path& tmp) {
-        root.save_to(tmp.string());
+      root.save_to([&](const void* data, std::size_t size) -> std::size_t {
+        // LibTorch must never see a short write: it throws from its writer's destructor
+        // (std::terminate) or, on its last write, ignores it. Keep the error for later.
+        if (write_error) return size;
+        try {
+          if (data == nullptr && size > 0)
+            throw checkpoint_error("hookforge: cannot save checkpoint '" + path.string() +
+                                   "': LibTorch wrote a record without data");
+          out.write(data, size);
+          header.payload_crc = detail::crc32(header.payload_crc, data, size);
+          header.payload_size += size;
+        } catch (...) {
+          write_error = std::current_exception();
+        }
+        return size;
       });
     } catch (const c10::Error& e) {
       throw checkpoint_error("hookforge: cannot save checkpoint '" + path.string() +
                              "': " + e.what_without_backtrace());
     }
+    if (write_error) std::rethrow_exception(write_error);
+    out.write_at(0, detail::ckpt::encode(header).data(), detail::ckpt::header_size);
+    out.commit();
   }
 
  private:
@@ -279,17 +316,30 @@ class checkpoint_reader {
  public:
   // Reads the whole file. `map_location` moves every stored tensor to that device while
   // loading (as torch::load's device argument). Throws checkpoint_error when the file is
-  // missing, unreadable or not a hookforge checkpoint.
+  // missing, unreadable, corrupted (checksum mismatch, truncated) or not a hookforge
+  // checkpoint. Version 1 files (no checksum) are read too.
   explicit checkpoint_reader(std::filesystem::path path,
                              std::optional<torch::Device> map_location = std::nullopt)
       : path_(std::move(path)) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path_, ec)) fail("no such file");
+    auto file = detail::unique_fd::open(path_, O_RDONLY);
+    if (!file) {
+      const int err = errno;
+      fail(err == ENOENT ? "no such file"
+                         : "cannot open the file: " + std::generic_category().message(err));
+    }
+    const auto [payload_offset, payload_size] = guarded_io([&] { return locate_payload(file); });
+    const std::uint64_t offset = payload_offset, size = payload_size;  // lambdas capture these
+
     torch::serialize::InputArchive root;
     try {
       c10::optional<torch::Device> device;
       if (map_location) device = *map_location;
-      root.load_from(path_.string(), device);
+      root.load_from(
+          [&](std::uint64_t pos, void* buf, std::size_t n) -> std::size_t {
+            if (pos >= size) return 0;
+            return file.read_at(buf, std::min<std::uint64_t>(n, size - pos), offset + pos);
+          },
+          [size] { return static_cast<std::size_t>(size); }, device);
     } catch (const std::exception& e) {
       fail("cannot read the file: " + detail::ckpt::error_text(e));
     }
@@ -299,7 +349,7 @@ class checkpoint_reader {
       fail("not a hookforge checkpoint (top-level keys: " +
            detail::ckpt::join(root.keys(), ", ") + ")");
     if (!root.try_read("version", version) || !version.isInt() ||
-        version.toInt() > detail::ckpt::format_version)
+        version.toInt() > std::int64_t{detail::ckpt::format_version})
       fail("unsupported hookforge checkpoint version (this build reads up to " +
            std::to_string(detail::ckpt::format_version) + ")");
     if (!root.try_read("sections", sections_)) fail("the file has no sections");
@@ -410,6 +460,32 @@ class checkpoint_reader {
     });
   }
 
+  // One required entry of a state_dict section, converted with IValue::to<T>() (T =
+  // c10::IValue: as stored). A missing key or a value of another type throws a
+  // checkpoint_error naming the file, the section and the key.
+  //   completed = ckpt.load_state_value<std::int64_t>("trainer", "completed_epochs");
+  template <class T = c10::IValue>
+  T load_state_value(const std::string& name, const std::string& key) const {
+    const state_map state = load_state(name);
+    const auto found = state.find(key);
+    if (found == state.end()) {
+      std::vector<std::string> keys;
+      for (const auto& entry : state) keys.push_back("'" + entry.first + "'");
+      fail("section '" + name + "' has no key '" + key + "'; it has: " +
+           (keys.empty() ? std::string("(no keys)") : detail::ckpt::join(keys, ", ")));
+    }
+    if constexpr (std::is_same_v<T, c10::IValue>) {
+      return found->second;
+    } else {
+      try {
+        return c10::IValue(found->second).to<T>();
+      } catch (const std::exception&) {  // torch's text is an "INTERNAL ASSERT FAILED"
+        fail("section '" + name + "', key '" + key + "' holds a " + found->second.tagKind() +
+             ", which does not convert to " + c10::demangle_type<T>());
+      }
+    }
+  }
+
   // Restores the CPU generator and the CUDA generators of the devices present both in
   // the file and on this machine (others are left alone; none on a CPU-only machine).
   void load_rng(const std::string& name = "rng") const {
@@ -438,6 +514,59 @@ class checkpoint_reader {
  private:
   [[noreturn]] void fail(const std::string& message) const {
     throw checkpoint_error("hookforge checkpoint '" + path_.string() + "': " + message);
+  }
+
+  // Runs file reads, turning their filesystem_errors into checkpoint_errors.
+  template <class F>
+  std::invoke_result_t<F&> guarded_io(F&& body) const {
+    try {
+      return body();
+    } catch (const std::filesystem::filesystem_error& e) {
+      fail("cannot read the file: " + e.code().message());
+    }
+  }
+
+  // (offset, size) of the torch archive in the file, after checking header and checksum.
+  std::pair<std::uint64_t, std::uint64_t> locate_payload(const detail::unique_fd& file) const {
+    namespace layout = detail::ckpt;
+    const std::uint64_t file_size = file.size();
+    layout::header_bytes bytes{};
+    const std::size_t got = file.read_at(bytes.data(), bytes.size(), 0);
+    const std::string_view start(reinterpret_cast<const char*>(bytes.data()), got);
+    if (file_size == 0) fail("the file is empty");
+    if (start.starts_with(layout::zip_signature)) return {0, file_size};  // version 1
+    if (!start.starts_with(layout::magic.substr(0, std::min(got, layout::magic.size()))))
+      fail("cannot read the file: it starts neither with the hookforge checkpoint header nor "
+           "as a zip archive (not a checkpoint, or its first bytes are corrupted)");
+    if (got < layout::header_size)
+      fail("the file is truncated: " + std::to_string(file_size) +
+           " byte(s), fewer than its header's " + std::to_string(layout::header_size));
+    if (!start.starts_with(layout::magic))
+      fail("cannot read the file: its header's magic bytes are corrupted");
+    const auto header = layout::decode(bytes);
+    if (!header) fail("the file is corrupted: its header's checksum does not match");
+    if (header->version > layout::format_version)
+      fail("unsupported hookforge checkpoint version " + std::to_string(header->version) +
+           " (this build reads up to " + std::to_string(layout::format_version) + ")");
+    const std::uint64_t stored = file_size - layout::header_size;
+    if (stored != header->payload_size)
+      fail("the file is " + std::string(stored < header->payload_size ? "truncated" : "corrupted") +
+           ": its header announces " + std::to_string(header->payload_size) +
+           " data bytes, the file holds " + std::to_string(stored));
+
+    std::vector<unsigned char> chunk(std::min<std::uint64_t>(stored, 1u << 20));
+    std::uint32_t crc = 0;
+    for (std::uint64_t pos = 0; pos < stored;) {
+      const auto n = file.read_at(chunk.data(), std::min<std::uint64_t>(chunk.size(), stored - pos),
+                                  layout::header_size + pos);
+      if (n == 0) fail("the file shrank while it was read");
+      crc = detail::crc32(crc, chunk.data(), n);
+      pos += n;
+    }
+    if (crc != header->payload_crc)
+      fail("the file is corrupted: the CRC-32 of its " + std::to_string(stored) + " data bytes is " +
+           layout::hex(crc) + ", its header records " + layout::hex(header->payload_crc));
+    return {layout::header_size, stored};
   }
 
   // Runs `body`, turning torch/std errors into checkpoint_errors naming file and section.
