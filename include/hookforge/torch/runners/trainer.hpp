@@ -7,13 +7,14 @@
 //               on_trainer_epoch_finished             (ctx.train_scores, ctx.val_scores)
 //               LR scheduler step                     (metric-based ones get the monitored val score)
 //               stop condition, hook requests         (ctx.stop_training)
+//               the epoch's record                    (fit_result::history)
 //   on_training_finished
 //
 // Checkpoints (save_checkpoint / load_checkpoint) hold the model, the optimiser with
 // its param-group options, the scheduler, the scaler, every counter, the RNG state and
-// the state of every stateful hook of the trainer and both runners, keyed by
-// component and the hook's state key. Loading one and calling fit() again continues
-// exactly where the saved run stopped.
+// the state of every persistent hook of the trainer and both runners, saved through
+// io/persistence.hpp. Loading one and calling fit() again continues exactly where the
+// saved run stopped; a load that fails leaves every object as it was.
 #pragma once
 
 #include <chrono>
