@@ -8,12 +8,12 @@
 
 #include <catch2/catch.hpp>
 
-using tfx::pts::on_epoch_end;
-using tfx::pts::on_epoch_start;
-using tfx::pts::on_post_step;
-using tfx::pts::on_pre_step;
-
 // --- begin docs/runners.md ---
+using hookforge::points::on_epoch_end;
+using hookforge::points::on_epoch_start;
+using hookforge::points::on_post_step;
+using hookforge::points::on_pre_step;
+
 HOOKFORGE_POINT(on_post_loss);  // a point of this runner's own
 
 struct NoisyContext : hookforge::epoch_counters {
