@@ -254,8 +254,9 @@ class Trainer {
     require("optimizer", "optimizer");
     require("rng", "rng");
 
-    // The module and the optimizer are checked by the reader before it copies anything;
-    // the optimizer comes last of what can fail, as it cannot be put back.
+    // The reader checks a module and an optimizer before it copies anything. The optimizer
+    // cannot be put back, so it goes last of what a valid file can fail on (a wrong type,
+    // other shapes); after it, only the RNG, whose section was checked above.
     if (auto* module = module_of(*model_)) {
       auto before = std::make_shared<detail::module_snapshot>(*module);
       plan.add_step("model", [&in, module] { in.load_module("model", *module); }, [before] { before->restore(); });
