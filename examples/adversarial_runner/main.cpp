@@ -1,8 +1,9 @@
 // A custom LibTorch runner with its own hook points: adversarial training (FGSM).
 //
-// The runner is a class template over its hooks, like the built-in ones: it lists
-// its points (two of them new: on_pre_attack, on_post_attack), defines its context,
-// and fires the points from its loop. Nothing is registered anywhere. Hooks written
+// The runner is a class template over its hooks, like the built-in ones, built on the
+// runner kit (hookforge::runner_base: hooks(), counters, the epoch's start and end): it
+// lists its points (two of them new: on_pre_attack, on_post_attack), defines its
+// context, and fires the points from its loop. Nothing is registered anywhere. Hooks written
 // for it bind to its points exactly as they bind to the built-in runners, and a hook
 // attached to the wrong runner does not compile.
 #include <hookforge/torch.hpp>
@@ -24,31 +25,34 @@ struct AdversarialContext : hookforge::epoch_counters {
   std::int64_t fooled = 0;         // samples whose prediction the attack flipped, this batch
   hookforge::score_accumulator running_scores;
   hookforge::epoch_scores scores;  // at on_epoch_end
+  bool stop_training = false;      // hooks may ask a trainer to stop
 };
 
 template <class... Hooks>
-class AdversarialTrainingRunner {
+class AdversarialTrainingRunner
+    : public hookforge::runner_base<AdversarialTrainingRunner<Hooks...>, Hooks...> {
+  using base = hookforge::runner_base<AdversarialTrainingRunner, Hooks...>;
+
  public:
   using hook_points = hookforge::point_list<pts::on_epoch_start, pts::on_pre_step, on_pre_attack,
                                             on_post_attack, pts::on_post_step, pts::on_epoch_end>;
   using Ctx = AdversarialContext;
 
   AdversarialTrainingRunner(torch::optim::Optimizer& optimizer, Hooks... hooks)
-      : optimizer_(&optimizer), hooks_(std::move(hooks)...) {}
+      : base(std::move(hooks)...), optimizer_(&optimizer) {}
 
   template <class Model, class Loader, class Criterion>
-  hookforge::epoch_scores run_epoch(Model& model, Loader& loader, std::int64_t epoch, Criterion& criterion) {
+  hookforge::epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, Criterion&& criterion) {
     hookforge::set_training_mode(model, true);
     Ctx ctx;
-    ctx.epoch = epoch;
     ctx.optimizer = optimizer_;
-    hooks_.template fire<pts::on_epoch_start>(ctx);
-    hookforge::for_each_batch(loader, [&](Entry&& batch, bool) {
+    this->start_epoch(ctx, epoch, loader);  // counters, on_epoch_start
+    auto batches = this->training_batches(ctx, loader, [&](Entry&& batch, bool) {
       ctx.entry = std::move(batch);
       ctx.attack = true;
       ctx.fooled = 0;
-      hooks_.template fire<pts::on_pre_step>(ctx);
-      hooks_.template fire<on_pre_attack>(ctx);
+      this->hooks_.template fire<pts::on_pre_step>(ctx);
+      this->hooks_.template fire<on_pre_attack>(ctx);
       auto input = ctx.entry.at("input");
       auto target = ctx.entry.at("target");
       if (ctx.attack && ctx.epsilon > 0) {  // fast gradient sign method
@@ -60,7 +64,7 @@ class AdversarialTrainingRunner {
         torch::NoGradGuard no_grad;
         ctx.fooled = (model->forward(adversarial).argmax(1) != model->forward(input).argmax(1)).sum().template item<std::int64_t>();
       }
-      hooks_.template fire<on_post_attack>(ctx);
+      this->hooks_.template fire<on_post_attack>(ctx);
 
       optimizer_->zero_grad();
       auto clean = criterion(model->forward(input), target);
@@ -70,18 +74,13 @@ class AdversarialTrainingRunner {
       loss.backward();
       optimizer_->step();
       ctx.running_scores.add({{"loss", loss.detach()}}, input.size(0));
-      hooks_.template fire<pts::on_post_step>(ctx);
-      ++ctx.batch_idx;
-      return true;
+      this->hooks_.template fire<pts::on_post_step>(ctx);
     });
-    ctx.scores = ctx.running_scores.means();
-    hooks_.template fire<pts::on_epoch_end>(ctx);
-    return ctx.scores;
+    return this->finish_epoch(ctx, batches);  // ctx.scores, on_epoch_end
   }
 
  private:
   torch::optim::Optimizer* optimizer_;
-  hookforge::hook_pack<AdversarialTrainingRunner, Hooks...> hooks_;
 };
 template <class... H>
 AdversarialTrainingRunner(torch::optim::Optimizer&, H...) -> AdversarialTrainingRunner<H...>;

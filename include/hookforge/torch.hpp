@@ -11,6 +11,7 @@
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
+#include "hookforge/torch/io/persistence.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/optim/schedulers.hpp"
 #include "hookforge/torch/optim/stop_condition.hpp"

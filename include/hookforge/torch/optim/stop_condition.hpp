@@ -1,8 +1,9 @@
 // hookforge/torch/optim/stop_condition.hpp — when a training loop should stop early.
 //
 // The trainer asks its stop condition once per validation, with that
-// validation's loss. `NoCondition` never stops; `ValidationLossDidNotImprove`
-// is early stopping: stop once the loss has failed to improve by more than
+// validation's monitored score (trainer_options::monitor, "loss" by default).
+// `NoCondition` never stops; `ValidationLossDidNotImprove` is early stopping on
+// a score where lower is better: stop once it has failed to improve by more than
 // `min_delta` for `patience` validations in a row. Both carry their state
 // through checkpoints, so a resumed run stops where the uninterrupted one would.
 #pragma once
@@ -21,8 +22,9 @@ class stop_condition {
  public:
   virtual ~stop_condition() = default;
 
-  /// Called once per validation with its loss; true means stop now.
-  virtual bool should_stop(double val_loss) = 0;
+  /// Called once per validation with the monitored score (trainer_options::monitor,
+  /// "loss" by default; lower is better); true means stop now.
+  virtual bool should_stop(double score) = 0;
 
   virtual hookforge::state_map state_dict() const { return {}; }
   virtual void load_state_dict(const hookforge::state_map& state) { (void)state; }
@@ -31,16 +33,16 @@ class stop_condition {
 /// Never stops: training runs for as many epochs as it was given.
 class NoCondition final : public stop_condition {
  public:
-  bool should_stop(double val_loss) override {
-    (void)val_loss;
+  bool should_stop(double score) override {
+    (void)score;
     return false;
   }
 };
 
-/// Early stopping on the validation loss.
+/// Early stopping on the monitored validation score (lower is better: a loss).
 ///
-/// A validation improves when `best - val_loss > min_delta` (the first finite
-/// loss always does; NaN never does). Each improvement records the new best
+/// A validation improves when `best - score > min_delta` (the first finite
+/// score always does; NaN never does). Each improvement records the new best
 /// and resets the count; each other validation adds one. `should_stop` is true
 /// once `patience` validations in a row did not improve (patience 0: the first
 /// one that does not improve).
@@ -55,9 +57,9 @@ class ValidationLossDidNotImprove final : public stop_condition {
     }
   }
 
-  bool should_stop(double val_loss) override {
-    if (best_ - val_loss > min_delta_) {
-      best_ = val_loss;
+  bool should_stop(double score) override {
+    if (best_ - score > min_delta_) {
+      best_ = score;
       validations_without_improvement_ = 0;
       return false;
     }
@@ -65,7 +67,7 @@ class ValidationLossDidNotImprove final : public stop_condition {
     return validations_without_improvement_ >= patience_;
   }
 
-  /// The lowest loss that counted as an improvement (+inf before the first).
+  /// The lowest score that counted as an improvement (+inf before the first).
   double best() const { return best_; }
   /// Validations in a row that did not improve.
   std::int64_t validations_without_improvement() const { return validations_without_improvement_; }

@@ -8,7 +8,10 @@
 // (TrainingContext, InferenceContext, GANContext) lives beside its runner; a hook
 // that reads a field a context lacks does not compile against that component.
 //
-// A runner written by a user builds on the same pieces (see docs/runners.md).
+// `runner_base` is the kit a runner is written with (the built-in ones use it): it holds
+// the hook pack, answers hooks(), keeps total_epochs and global_step, and runs the epoch's
+// frame — counters and on_epoch_start, the batch loop, the scores' means and
+// on_epoch_end — so a runner is its loop body and its points (see docs/runners.md).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
+#include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/data/batches.hpp"
 #include "hookforge/torch/data/criterion.hpp"
@@ -38,8 +42,8 @@ struct epoch_counters {
   std::int64_t total_epochs = 0;      ///< epochs planned for the run (0 when not known)
   std::int64_t num_batches = -1;      ///< batches in this epoch (-1 when the loader cannot tell)
 
-  /// The counters at the start of `epoch` over `loader` (batch_idx and global_step are
-  /// set per batch by the runner).
+  /// The counters at the start of `epoch` (of `total_epochs`) over `loader`: num_batches
+  /// from the loader's size when it has one; batch_idx and global_step are set per batch.
   template <class Loader>
   static epoch_counters starting(std::int64_t epoch, std::int64_t total_epochs, Loader& loader) {
     epoch_counters c;
@@ -84,8 +88,78 @@ inline void record_scores(const loss_terms& terms, const torch::Tensor& total,
 /// A transform applied to the batch after the model's output is merged in.
 using postprocessor = std::function<void(Entry&)>;
 
+/// The base of an epoch runner `Derived` over `Hooks...`. Derived declares `hook_points`
+/// (with on_epoch_start and on_epoch_end) and `Ctx` (an `epoch_counters` with
+/// `running_scores`, `scores` and `stop_training`), and writes run_epoch with
+///   start_epoch(ctx, epoch, loader)      counters, then on_epoch_start
+///   training_batches / batches(ctx, loader, body)
+///   return finish_epoch(ctx, batches)    scores' means, then on_epoch_end
+/// C++20 does not deduce template arguments through inherited constructors, so Derived
+/// still writes its constructor and deduction guide.
+template <class Derived, class... Hooks>
+class runner_base {
+ public:
+  explicit runner_base(Hooks... hooks) : hooks_(std::move(hooks)...) {}
+
+  auto& hooks() { return hooks_; }
+  const auto& hooks() const { return hooks_; }
+  /// The planned number of epochs, shown to hooks as ctx.total_epochs (the trainer sets it).
+  void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
+  std::int64_t total_epochs() const { return total_epochs_; }
+  /// Training batches processed so far (whole run); 0 for a runner that does not train.
+  std::int64_t global_step() const { return global_step_; }
+
+ protected:
+  /// Set ctx's counters for `epoch` over `loader`, then fire on_epoch_start.
+  template <class Ctx, class Loader>
+  void start_epoch(Ctx& ctx, std::int64_t epoch, Loader& loader) {
+    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
+    hooks_.template fire<points::on_epoch_start>(ctx);
+  }
+
+  /// Call `body(Entry&& batch, bool last)` for each batch with ctx.batch_idx and
+  /// ctx.global_step set; each batch is a training step (global_step advances after it).
+  /// Returns the number of batches.
+  template <class Ctx, class Loader, class F>
+  std::int64_t training_batches(Ctx& ctx, Loader& loader, F&& body) {
+    return loop(ctx, loader, body, /*training=*/true);
+  }
+
+  /// As training_batches, for a runner that does not train (global_step stays as it is).
+  template <class Ctx, class Loader, class F>
+  std::int64_t batches(Ctx& ctx, Loader& loader, F&& body) {
+    return loop(ctx, loader, body, /*training=*/false);
+  }
+
+  /// ctx.scores from ctx.running_scores, on_epoch_end, and the epoch's result.
+  template <class Ctx>
+  epoch_result finish_epoch(Ctx& ctx, std::int64_t batches) {
+    ctx.scores = ctx.running_scores.means();
+    hooks_.template fire<points::on_epoch_end>(ctx);
+    return {ctx.scores, batches, ctx.stop_training};
+  }
+
+  hook_pack<Derived, Hooks...> hooks_;
+  std::int64_t total_epochs_ = 0;
+  std::int64_t global_step_ = 0;
+
+ private:
+  template <class Ctx, class Loader, class F>
+  std::int64_t loop(Ctx& ctx, Loader& loader, F& body, bool training) {
+    std::int64_t batch = 0;
+    for_each_batch(loader, [&](Entry&& input, bool last) {
+      ctx.batch_idx = batch++;
+      ctx.global_step = global_step_;
+      body(std::move(input), last);
+      if (training) ++global_step_;
+      return true;
+    });
+    return batch;
+  }
+};
+
 namespace detail {
-/// The end of every runner's epoch: the scores' means, on_epoch_end, the result.
+/// The end of an epoch for a runner that does not derive from runner_base.
 template <class Pack, class Ctx>
 epoch_result finish_epoch(Pack& hooks, Ctx& ctx, std::int64_t batches) {
   ctx.scores = ctx.running_scores.means();

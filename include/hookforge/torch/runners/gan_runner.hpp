@@ -203,10 +203,11 @@ class GANTrainingRunner {
       : GANTrainingRunner(detail::require_gan_optimizers(d_optimizer, g_optimizer), std::move(options),
                           std::move(hooks)...) {}
 
-  /// Train both networks for one epoch over `loader`; the criteria are used, never stored.
+  /// Train both networks for one epoch over `loader`; the loader and criteria are used
+  /// during the call, never stored (temporaries are fine).
   template <entry_model Generator, entry_model Discriminator, class Loader, criterion DC, criterion GC>
-  epoch_result run_epoch(Generator& generator, Discriminator& discriminator, Loader& loader, std::int64_t epoch,
-                         DC& d_criterion, GC& g_criterion) {
+  epoch_result run_epoch(Generator& generator, Discriminator& discriminator, Loader&& loader, std::int64_t epoch,
+                         DC&& d_criterion, GC&& g_criterion) {
     set_training_mode(generator, true);
     set_training_mode(discriminator, true);
     Ctx ctx;

@@ -57,16 +57,17 @@ enum class criterion_need { none, required, optional };
 /// The loop shared by the three inference runners. `Runner` is the concrete runner
 /// (for hook checks and messages); it inherits `hook_points` and `Ctx` from here.
 template <class Runner, criterion_need Need, class... Hooks>
-class inference_loop {
+class inference_loop : public runner_base<Runner, Hooks...> {
  public:
   using hook_points = point_list<points::on_epoch_start, points::on_post_step, points::on_epoch_end>;
   using Ctx = InferenceContext;
 
   explicit inference_loop(inference_options options, Hooks... hooks)
-      : options_(std::move(options)), hooks_(std::move(hooks)...) {}
+      : runner_base<Runner, Hooks...>(std::move(hooks)...), options_(std::move(options)) {}
 
+  /// The loader and criterion are used during the call only (temporaries are fine).
   template <class Model, class Loader, class C = no_criterion>
-  epoch_result run_epoch(Model& model, Loader& loader, std::int64_t epoch, C&& criterion = {}) {
+  epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, C&& criterion = {}) {
     constexpr bool has_criterion = !std::is_same_v<std::remove_cvref_t<C>, no_criterion>;
     if constexpr (Need == criterion_need::required) {
       static_assert(has_criterion,
@@ -84,13 +85,10 @@ class inference_loop {
     torch::NoGradGuard no_grad;
     set_training_mode(model, false);
     Ctx ctx;
-    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
     ctx.model = module_of(model);
     ctx.device = options_.device;
-    hooks_.template fire<points::on_epoch_start>(ctx);
-    std::int64_t batch = 0;
-    for_each_batch(loader, [&](Entry&& input, bool) {
-      ctx.batch_idx = batch++;
+    this->start_epoch(ctx, epoch, loader);
+    auto batches = this->batches(ctx, loader, [&](Entry&& input, bool) {
       ctx.entry = on_device(std::move(input), options_.device);
       ctx.losses.clear();
       ctx.loss = torch::Tensor();
@@ -106,21 +104,15 @@ class inference_loop {
         record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
         ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
       }
-      hooks_.template fire<points::on_post_step>(ctx);
-      return true;
+      this->hooks_.template fire<points::on_post_step>(ctx);
     });
-    return detail::finish_epoch(hooks_, ctx, batch);
+    return this->finish_epoch(ctx, batches);
   }
 
-  void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
-  auto& hooks() { return hooks_; }
-  const auto& hooks() const { return hooks_; }
   const inference_options& options() const { return options_; }
 
  private:
   inference_options options_;
-  hook_pack<Runner, Hooks...> hooks_;
-  std::int64_t total_epochs_ = 0;
 };
 
 }  // namespace detail

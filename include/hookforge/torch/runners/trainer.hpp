@@ -7,19 +7,22 @@
 //               on_trainer_epoch_finished             (ctx.train_scores, ctx.val_scores)
 //               LR scheduler step                     (metric-based ones get the monitored val score)
 //               stop condition, hook requests         (ctx.stop_training)
+//               the epoch's record                    (fit_result::history)
 //   on_training_finished
 //
 // Checkpoints (save_checkpoint / load_checkpoint) hold the model, the optimiser with
 // its param-group options, the scheduler, the scaler, every counter, the RNG state and
-// the state of every stateful hook of the trainer and both runners, keyed by
-// component and the hook's state key. Loading one and calling fit() again continues
-// exactly where the saved run stopped.
+// the state of every persistent hook of the trainer and both runners, saved through
+// io/persistence.hpp. Loading one and calling fit() again continues exactly where the
+// saved run stopped; a load that fails leaves every object as it was.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -34,6 +37,7 @@
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/model.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
+#include "hookforge/torch/io/persistence.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 #include "hookforge/torch/optim/stop_condition.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
@@ -70,70 +74,56 @@ struct trainer_options {
   bool print_bindings = false;               ///< print every component's binding table at start
 };
 
+/// One epoch of a fit() call, as fit_result::history keeps it.
+struct epoch_record {
+  std::int64_t epoch = 0;             ///< 0-based, counting epochs of a loaded checkpoint
+  epoch_scores train_scores;
+  epoch_scores val_scores;            ///< this epoch's validation (empty when it did not validate)
+  bool validated = false;
+  std::vector<double> learning_rates; ///< per param group, as used this epoch
+  double seconds = 0;                 ///< wall time of the epoch: training, validation and hooks
+};
+
 /// What fit() returns.
 struct fit_result {
   std::int64_t completed_epochs = 0;
-  epoch_scores train_scores;   ///< the last epoch's
-  epoch_scores val_scores;     ///< the last validation's
-  std::string stop_reason;     ///< "epochs" when all planned epochs ran
+  epoch_scores train_scores;          ///< the last epoch's
+  epoch_scores val_scores;            ///< the last validation's
+  std::string stop_reason;            ///< "epochs" when all planned epochs ran
+  std::vector<epoch_record> history;  ///< every epoch this call ran, in order
 };
 
 namespace detail {
 
-inline std::string counts_section(std::string_view component, std::string_view key) {
-  return fmt::format("events.{}.{}", component, key);
-}
-
-/// Save every stateful hook of a pack, static and runtime, as "hooks.<component>.<key>"
-/// sections, and every event filter's counts as "events.<component>.<key>".
-template <class Pack>
-void save_hook_states(Pack& pack, std::string_view component, checkpoint_writer& out) {
-  pack.for_each_counted([&](std::string_view key, auto& hook) {
-    out.add_state(counts_section(component, key), {{"counts", c10::IValue(hook.event_counts())}});
-  });
-  pack.for_each_stateful([&](std::string_view key, auto& hook) {
-    using state_type = std::remove_cvref_t<decltype(hook.state_dict())>;
-    static_assert(std::is_same_v<state_type, hookforge::state_map>,
-                  "hookforge: a stateful hook used with the Trainer must return hookforge::state_dict "
-                  "from state_dict(), so that its state can go into checkpoints");
-    out.add_state(fmt::format("hooks.{}.{}", component, key), hook.state_dict());
-  });
-  if constexpr (requires { pack.runtime(); }) {
-    for (const auto& s : pack.runtime().states()) {
-      auto any = s.save(s.object);
-      const auto* state = std::any_cast<hookforge::state_map>(&any);
-      if (!state)
-        throw std::invalid_argument(fmt::format(
-            "hookforge: runtime hook '{}' on {} returns a state that is not hookforge::state_dict",
-            s.key, component));
-      out.add_state(fmt::format("hooks.{}.{}", component, s.key), *state);
-    }
-    for (const auto& c : pack.runtime().counted())
-      out.add_state(counts_section(component, c.key), {{"counts", c10::IValue(c.save(c.object))}});
+/// A module's parameters and buffers, copied (to the CPU, to spare the device's memory),
+/// and put back: the undo of loading a module.
+class module_snapshot {
+ public:
+  explicit module_snapshot(torch::nn::Module& module) {
+    torch::NoGradGuard no_grad;
+    for (auto& t : module.parameters(true)) keep(t);
+    for (auto& t : module.buffers(true)) keep(t);
   }
-}
-
-template <class Pack>
-void load_hook_states(Pack& pack, std::string_view component, const checkpoint_reader& in) {
-  pack.for_each_counted([&](std::string_view key, auto& hook) {
-    hook.set_event_counts(in.load_state(counts_section(component, key)).at("counts").toIntVector());
-  });
-  pack.for_each_stateful([&](std::string_view key, auto& hook) {
-    hook.load_state_dict(in.load_state(fmt::format("hooks.{}.{}", component, key)));
-  });
-  if constexpr (requires { pack.runtime(); }) {
-    for (const auto& s : pack.runtime().states())
-      s.load(s.object, std::any(in.load_state(fmt::format("hooks.{}.{}", component, s.key))));
-    for (const auto& c : pack.runtime().counted())
-      c.load(c.object, in.load_state(counts_section(component, c.key)).at("counts").toIntVector());
+  void restore() {
+    torch::NoGradGuard no_grad;
+    for (auto& [into, copy] : saved_) into.copy_(copy);
   }
-}
+
+ private:
+  void keep(const torch::Tensor& t) {
+    if (t.defined()) saved_.emplace_back(t, t.to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true));
+  }
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> saved_;
+};
 
 }  // namespace detail
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 class Trainer {
   static constexpr bool validates = !std::is_same_v<ValRunner, no_validation>;
+  // The trainer refers to the model and runners it is given (they must outlive it);
+  // `no_validation` is nothing to refer to, so it is taken by value (a temporary is fine).
+  using validation_arg = std::conditional_t<validates, ValRunner&, no_validation>;
 
  public:
   using hook_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
@@ -142,17 +132,18 @@ class Trainer {
   using Ctx = TrainerContext;
   static constexpr std::string_view runner_name = "Trainer";
 
-  Trainer(Model& model, TrainRunner& train, ValRunner& validation, trainer_options options, Hooks... hooks)
-      : model_(&model), train_(&train), val_(&validation), options_(std::move(options)),
+  Trainer(Model& model, TrainRunner& train, validation_arg validation, trainer_options options, Hooks... hooks)
+      : model_(&model), train_(&train), val_(validation_pointer(validation)), options_(std::move(options)),
         hooks_(std::move(hooks)...) {
     if (options_.epochs < 0) throw std::invalid_argument("Trainer: epochs must be >= 0");
     if (options_.val_interval < 0) throw std::invalid_argument("Trainer: val_interval must be >= 0");
   }
 
   /// Train until `options.epochs` epochs are complete (counting epochs of a loaded checkpoint),
-  /// the stop condition holds, or a hook asks to stop.
+  /// the stop condition holds, or a hook asks to stop. Loaders and criterion may be
+  /// temporaries (an inline lambda): they are used during the call, never kept.
   template <class TrainLoader, class ValLoader, class C>
-  fit_result fit(TrainLoader& train_loader, ValLoader& val_loader, C& criterion) {
+  fit_result fit(TrainLoader&& train_loader, ValLoader&& val_loader, C&& criterion) {
     static_assert(hookforge::criterion<C>,
                   "Trainer::fit: the criterion must be callable on a const Entry& and return a Tensor "
                   "or loss_terms");
@@ -165,6 +156,7 @@ class Trainer {
     fit_result result;
     result.stop_reason = "epochs";
     while (completed_epochs_ < options_.epochs) {
+      const auto started = std::chrono::steady_clock::now();
       const std::int64_t epoch = completed_epochs_;
       update_criterion_schedule(criterion, epoch);
       ctx = context();
@@ -195,6 +187,9 @@ class Trainer {
       if (ctx.stop_training && ctx.stop_reason.empty()) ctx.stop_reason = "requested by a trainer hook";
       result.train_scores = ctx.train_scores;
       result.val_scores = ctx.val_scores;
+      result.history.push_back({epoch, ctx.train_scores, ctx.validated ? ctx.val_scores : epoch_scores{},
+                                ctx.validated, ctx.learning_rates,
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
       if (stop || ctx.stop_training) {
         result.stop_reason = ctx.stop_reason;
         break;
@@ -209,9 +204,8 @@ class Trainer {
   /// fit() for a trainer without a validation runner.
   template <class TrainLoader, class C>
     requires(!validates)
-  fit_result fit(TrainLoader& train_loader, C& criterion) {
-    no_validation none;
-    return fit(train_loader, none, criterion);
+  fit_result fit(TrainLoader&& train_loader, C&& criterion) {
+    return fit(train_loader, no_validation{}, criterion);
   }
 
   /// Write everything needed to resume to `path` (atomically).
@@ -224,45 +218,61 @@ class Trainer {
     checkpoint_writer out;
     if (auto* module = module_of(*model_)) out.add_module("model", *module);
     out.add_optimizer("optimizer", train_->optimizer());
-    out.add_state("training_runner", train_->state_dict());
-    out.add_state("trainer", state_map{{"completed_epochs", completed_epochs_}});
-    if (!last_val_scores_.empty()) {
-      state_map val;
-      for (const auto& [name, value] : last_val_scores_) val[name] = value;
-      out.add_state("last_val_scores", val);
-    }
+    out.add_state("trainer", state_dict());
+    if (!last_val_scores_.empty()) out.add_state("last_val_scores", val_scores_state());
     if (options_.scheduler) out.add_state("scheduler", options_.scheduler->state_dict());
     if (options_.stop) out.add_state("stop_condition", options_.stop->state_dict());
-    detail::save_hook_states(hooks_, "trainer", out);
-    detail::save_hook_states(train_->hooks(), "training_runner", out);
-    if constexpr (validates) detail::save_hook_states(val_->hooks(), "validation_runner", out);
+    save_hooks(out, "trainer", hooks_);
+    save_component(out, "training_runner", *train_);
+    if constexpr (validates) save_component(out, "validation_runner", *val_);
     out.add_state("extra", extra);
     out.add_rng();
     out.save(path);
   }
 
   /// Restore what save_checkpoint wrote; the next fit() continues from there.
+  /// All or nothing: every section is read and checked first; if one cannot be applied,
+  /// what was already applied is put back, and the error names the file and the section.
   void load_checkpoint(const std::filesystem::path& path) {
     checkpoint_reader in(path);
-    if (auto* module = module_of(*model_)) in.load_module("model", *module);
-    in.load_optimizer("optimizer", train_->optimizer());
-    train_->load_state_dict(in.load_state("training_runner"));
-    completed_epochs_ = in.load_state("trainer").at("completed_epochs").toInt();
-    last_val_scores_.clear();
-    if (in.contains("last_val_scores"))
-      for (const auto& [name, value] : in.load_state("last_val_scores")) last_val_scores_[name] = value.toDouble();
-    if (options_.scheduler) options_.scheduler->load_state_dict(in.load_state("scheduler"));
-    if (options_.stop) options_.stop->load_state_dict(in.load_state("stop_condition"));
-    detail::load_hook_states(hooks_, "trainer", in);
-    detail::load_hook_states(train_->hooks(), "training_runner", in);
-    if constexpr (validates) detail::load_hook_states(val_->hooks(), "validation_runner", in);
-    in.load_rng();
+    load_plan plan(in);
+    // Read and check: nothing changes until plan.apply().
+    plan.add_state("trainer", plan.read("trainer", {"completed_epochs"}), [this] { return state_dict(); },
+                   [this](const state_map& s) { load_state_dict(s); });
+    plan.add_state("last_val_scores", in.contains("last_val_scores") ? plan.read("last_val_scores") : state_map{},
+                   [this] { return val_scores_state(); }, [this](const state_map& s) { load_val_scores(s); });
+    if (options_.scheduler) plan.add_component_state("scheduler", *options_.scheduler);
+    if (options_.stop) plan.add_component_state("stop_condition", *options_.stop);
+    plan.add_hooks(hooks_, "trainer");
+    plan_component(plan, "training_runner", *train_);
+    if constexpr (validates) plan_component(plan, "validation_runner", *val_);
+    state_map extra = plan.read("extra");
+    auto require = [&](const std::string& section, std::string_view kind) {
+      if (in.kind(section) != kind) plan.fail(section, fmt::format("is not of kind '{}'", kind));
+    };  // kind() names the file and the sections it has when one is missing
+    if (module_of(*model_)) require("model", "module");
+    require("optimizer", "optimizer");
+    require("rng", "rng");
 
-    state_map extra = in.load_state("extra");
+    // The reader checks a module and an optimizer before it copies anything. The optimizer
+    // cannot be put back, so it goes last of what a valid file can fail on (a wrong type,
+    // other shapes); after it, only the RNG, whose section was checked above.
+    if (auto* module = module_of(*model_)) {
+      auto before = std::make_shared<detail::module_snapshot>(*module);
+      plan.add_step("model", [&in, module] { in.load_module("model", *module); }, [before] { before->restore(); });
+    }
+    plan.add_step("optimizer", [&] { in.load_optimizer("optimizer", train_->optimizer()); });
+    plan.add_step("rng", [&] { in.load_rng(); });
+    plan.apply();
+
     Ctx ctx = context();
     ctx.checkpoint_extra = &extra;
     hooks_.template fire<points::on_after_load_checkpoint>(ctx);
   }
+
+  /// The trainer's own counters, as in its checkpoint section "trainer".
+  state_map state_dict() const { return {{"completed_epochs", completed_epochs_}}; }
+  void load_state_dict(const state_map& state) { completed_epochs_ = state.at("completed_epochs").toInt(); }
 
   /// Every component's binding table: the trainer's, then each runner's.
   std::string format_bindings() const {
@@ -276,6 +286,24 @@ class Trainer {
   const trainer_options& options() const { return options_; }
 
  private:
+  static ValRunner* validation_pointer(validation_arg validation) {
+    if constexpr (validates)
+      return &validation;
+    else
+      return nullptr;
+  }
+
+  state_map val_scores_state() const {
+    state_map val;
+    for (const auto& [name, value] : last_val_scores_) val[name] = value;
+    return val;
+  }
+  void load_val_scores(const state_map& state) {
+    epoch_scores scores;
+    for (const auto& [name, value] : state) scores[name] = value.toDouble();
+    last_val_scores_ = std::move(scores);
+  }
+
   Ctx context() const {
     Ctx ctx;
     ctx.epoch = completed_epochs_;
@@ -328,5 +356,8 @@ class Trainer {
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 Trainer(Model&, TrainRunner&, ValRunner&, trainer_options, Hooks...) -> Trainer<Model, TrainRunner, ValRunner, Hooks...>;
+template <class Model, class TrainRunner, class... Hooks>
+Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
+    -> Trainer<Model, TrainRunner, no_validation, Hooks...>;
 
 }  // namespace hookforge

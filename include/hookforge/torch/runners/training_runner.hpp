@@ -74,7 +74,9 @@ struct training_options {
 };
 
 template <class... Hooks>
-class TrainingEpochRunner {
+class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Hooks...> {
+  using base = runner_base<TrainingEpochRunner, Hooks...>;
+
  public:
   using hook_points = point_list<points::on_epoch_start, points::on_pre_step, points::on_post_forward,
                                  points::on_post_backward, points::on_post_step, points::on_epoch_end>;
@@ -82,21 +84,21 @@ class TrainingEpochRunner {
   static constexpr std::string_view runner_name = "TrainingEpochRunner";
 
   TrainingEpochRunner(torch::optim::Optimizer& optimizer, training_options options, Hooks... hooks)
-      : optimizer_(&optimizer),
+      : base(std::move(hooks)...),
+        optimizer_(&optimizer),
         options_(std::move(options)),
-        scaler_(scaler_for(options_)),
-        hooks_(std::move(hooks)...) {
+        scaler_(scaler_for(options_)) {
     if (options_.gradient_accumulation_steps < 1)
       throw std::invalid_argument("TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
                                   std::to_string(options_.gradient_accumulation_steps));
   }
 
   /// Train `model` for one epoch over `loader` and return the epoch's mean scores.
+  /// The loader and criterion are used during the call only (temporaries are fine).
   template <class Model, class Loader, criterion C>
-  epoch_result run_epoch(Model& model, Loader& loader, std::int64_t epoch, C& criterion) {
+  epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, C&& criterion) {
     set_training_mode(model, true);
     Ctx ctx;
-    static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
     ctx.model = module_of(model);
     ctx.optimizer = optimizer_;
     ctx.scaler = &scaler_;
@@ -104,13 +106,12 @@ class TrainingEpochRunner {
     ctx.gradient_accumulation_steps = options_.gradient_accumulation_steps;
     ctx.optimizer_steps = optimizer_steps_;
 
-    hooks_.template fire<points::on_epoch_start>(ctx);
+    this->start_epoch(ctx, epoch, loader);
     optimizer_->zero_grad();
     std::int64_t pending = 0;  // batches whose gradients wait for an update
-    std::int64_t batch = 0;
-    for_each_batch(loader, [&](Entry&& input, bool last) {
-      begin_batch(ctx, batch++, std::move(input));
-      hooks_.template fire<points::on_pre_step>(ctx);
+    auto batches = this->training_batches(ctx, loader, [&](Entry&& input, bool last) {
+      begin_batch(ctx, std::move(input));
+      this->hooks_.template fire<points::on_pre_step>(ctx);
       if (!ctx.skip_batch) {
         train_batch(model, criterion, ctx, ++pending, last);
         if (ctx.optimizer_step_due) pending = 0;
@@ -118,32 +119,23 @@ class TrainingEpochRunner {
         update(ctx, /*unscaled=*/false);  // the last update, for batches before the skipped one
         pending = 0;
       }
-      hooks_.template fire<points::on_post_step>(ctx);
-      ++global_step_;
-      return true;
+      this->hooks_.template fire<points::on_post_step>(ctx);
     });
-    return detail::finish_epoch(hooks_, ctx, batch);
+    return this->finish_epoch(ctx, batches);
   }
 
-  /// The planned number of epochs, shown to hooks as ctx.total_epochs.
-  void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
-
-  auto& hooks() { return hooks_; }
-  const auto& hooks() const { return hooks_; }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
   GradScaler& scaler() { return scaler_; }
   const training_options& options() const { return options_; }
-  /// Training batches processed so far (whole run).
-  std::int64_t global_step() const { return global_step_; }
 
   /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
   hookforge::state_map state_dict() const {
-    hookforge::state_map state{{"global_step", global_step_}, {"optimizer_steps", optimizer_steps_}};
+    hookforge::state_map state{{"global_step", this->global_step_}, {"optimizer_steps", optimizer_steps_}};
     nest_state(state, "scaler", scaler_.state_dict());
     return state;
   }
   void load_state_dict(const hookforge::state_map& state) {
-    global_step_ = state.at("global_step").toInt();
+    this->global_step_ = state.at("global_step").toInt();
     optimizer_steps_ = state.at("optimizer_steps").toInt();
     scaler_.load_state_dict(nested_state(state, "scaler"));
   }
@@ -157,9 +149,7 @@ class TrainingEpochRunner {
     return GradScaler(scaler);
   }
 
-  void begin_batch(Ctx& ctx, std::int64_t index, Entry&& input) {
-    ctx.batch_idx = index;
-    ctx.global_step = global_step_;
+  void begin_batch(Ctx& ctx, Entry&& input) {
     ctx.entry = on_device(std::move(input), options_.device);
     ctx.skip_batch = false;
     ctx.extra_losses.clear();
@@ -178,7 +168,7 @@ class TrainingEpochRunner {
       ctx.entry.merge(call_model(model, ctx.entry));
       for (auto& post : options_.postprocessors) post(ctx.entry);
     }
-    hooks_.template fire<points::on_post_forward>(ctx);
+    this->hooks_.template fire<points::on_post_forward>(ctx);
     {
       autocast_guard autocast(options_.device, options_.mixed_precision);
       ctx.losses = evaluate_criterion(criterion, ctx.entry);
@@ -196,7 +186,7 @@ class TrainingEpochRunner {
     scaler_.scale(scaled).backward();
     ctx.optimizer_step_due = pending == options_.gradient_accumulation_steps || last;
     if (ctx.optimizer_step_due) scaler_.unscale_(*optimizer_);  // hooks edit true gradients
-    hooks_.template fire<points::on_post_backward>(ctx);
+    this->hooks_.template fire<points::on_post_backward>(ctx);
     if (ctx.optimizer_step_due) update(ctx, /*unscaled=*/true);
 
     record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
@@ -218,9 +208,6 @@ class TrainingEpochRunner {
   torch::optim::Optimizer* optimizer_;
   training_options options_;
   GradScaler scaler_;
-  hook_pack<TrainingEpochRunner, Hooks...> hooks_;
-  std::int64_t total_epochs_ = 0;
-  std::int64_t global_step_ = 0;
   std::int64_t optimizer_steps_ = 0;
 };
 
