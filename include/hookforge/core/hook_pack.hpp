@@ -24,8 +24,8 @@
 #include <array>
 #include <cstddef>
 #include <string>
-#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,11 +36,15 @@
 #include "hookforge/core/order.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/runner.hpp"
-#include "hookforge/core/runtime/any_hook.hpp"
-#include "hookforge/core/runtime/runtime_hooks.hpp"
-#include "hookforge/core/type_name.hpp"
+#include "hookforge/core/runtime/attach_policy.hpp"
 
 namespace hookforge {
+
+// The runtime layer is opt-in: a runner that lists runtime_hooks includes
+// core/runtime/runtime_hooks.hpp; static dispatch alone needs neither it nor {fmt}.
+class runtime_hooks;
+template <class Ctx>
+class any_hook;
 
 namespace detail {
 
@@ -182,12 +186,13 @@ class hook_pack {
     runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
   }
 
-  runtime_hooks& runtime()
+  // auto&: runtime_hooks is only declared here, so its members are looked up on use.
+  auto& runtime()
     requires takes_runtime_hooks
   {
     return std::get<runtime_index>(hooks_);
   }
-  const runtime_hooks& runtime() const
+  const auto& runtime() const
     requires takes_runtime_hooks
   {
     return std::get<runtime_index>(hooks_);
@@ -263,9 +268,8 @@ class hook_pack {
       return detail::may_fall_between(Order[K - 1].key(), Order[K].key(), runtime_index);
   }
 
-  template <auto& Order, class Ctx, std::size_t... K>
-  void fire_merged(Ctx& ctx, std::span<const runtime_hooks::handler> dynamic,
-                   std::span<const int> priorities, std::index_sequence<K...>) {
+  template <auto& Order, class Ctx, class Handlers, class Priorities, std::size_t... K>
+  void fire_merged(Ctx& ctx, Handlers dynamic, Priorities priorities, std::index_sequence<K...>) {
     std::size_t r = 0;
     [[maybe_unused]] auto run_dynamic_before = [&](detail::order_key slot) {
       for (; r < dynamic.size() && detail::runs_before({priorities[r], runtime_index}, slot); ++r)

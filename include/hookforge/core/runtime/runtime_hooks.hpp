@@ -22,14 +22,10 @@
 
 #include "hookforge/core/order.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
+#include "hookforge/core/runtime/attach_policy.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 
 namespace hookforge {
-
-/// How attaching reacts to a hook that binds nowhere.
-struct attach_policy {
-  bool strict = false;  ///< throw binding_error instead of warning
-};
 
 /// The state of one runtime hook, for checkpoints.
 struct runtime_state {
