@@ -271,11 +271,13 @@ class hook_pack {
   template <auto& Order, class Ctx, class Handlers, class Priorities, std::size_t... K>
   void fire_merged(Ctx& ctx, Handlers dynamic, Priorities priorities, std::index_sequence<K...>) {
     std::size_t r = 0;
-    [[maybe_unused]] auto run_dynamic_before = [&](detail::order_key slot) {
-      for (; r < dynamic.size() && detail::runs_before({priorities[r], runtime_index}, slot); ++r)
+    [[maybe_unused]] auto run_dynamic_before = [&](int priority, std::size_t hook) {
+      for (; r < dynamic.size(); ++r) {
+        if (!detail::runs_before({priorities[r], runtime_index}, {priority, hook})) break;
         dynamic[r].call(dynamic[r].object, &ctx);
+      }
     };
-    ((dynamic_may_run_before<Order, K>() ? run_dynamic_before(Order[K].key()) : void(),
+    ((dynamic_may_run_before<Order, K>() ? run_dynamic_before(Order[K].priority, Order[K].hook) : void(),
       call<K, Order>(ctx)),
      ...);
     for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
