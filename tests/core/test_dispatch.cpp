@@ -29,7 +29,8 @@ TEST_CASE("the attach call's priority wins over the hook's own", "[dispatch]") {
 
 TEST_CASE("the static order is computed at compile time", "[dispatch]") {
   constexpr auto order =
-      hookforge::detail::dispatch_order<pts::on_post_step, Tagged<'a', LOW>, TwoHandlers, Tagged<'b', HIGH>>();
+      hookforge::detail::dispatch_order<hookforge::points_of<Runner<>>, pts::on_post_step, Tagged<'a', LOW>,
+                                       TwoHandlers, Tagged<'b', HIGH>>();
   STATIC_REQUIRE(order.size() == 3);
   STATIC_REQUIRE(order[0].hook == 2);  // HIGH
   STATIC_REQUIRE(order[1].hook == 1);  // TwoHandlers::step, NORMAL

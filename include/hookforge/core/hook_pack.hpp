@@ -24,8 +24,8 @@
 #include <array>
 #include <cstddef>
 #include <string>
-#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,13 +33,18 @@
 #include "hookforge/core/binding_table.hpp"
 #include "hookforge/core/checks.hpp"
 #include "hookforge/core/hook_traits.hpp"
+#include "hookforge/core/order.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/runner.hpp"
-#include "hookforge/core/runtime/any_hook.hpp"
-#include "hookforge/core/runtime/runtime_hooks.hpp"
-#include "hookforge/core/type_name.hpp"
+#include "hookforge/core/runtime/attach_policy.hpp"
 
 namespace hookforge {
+
+// The runtime layer is opt-in: a runner that lists runtime_hooks includes
+// core/runtime/runtime_hooks.hpp; static dispatch alone needs neither it nor {fmt}.
+class runtime_hooks;
+template <class Ctx>
+class any_hook;
 
 namespace detail {
 
@@ -48,39 +53,82 @@ struct dispatch_slot {
   std::size_t hook;     ///< index in the pack
   std::size_t binding;  ///< index in the hook's bindings
   int priority;
+
+  constexpr order_key key() const { return {priority, hook}; }
 };
 
-template <class P, class H>
-constexpr std::size_t count_bound_at() {
-  return []<class... B>(type_list<B...>) {
-    return (std::size_t{B::points::template contains<P>} + ... + 0);
-  }(bindings_of<H>{});
+/// Every (point, handler) pair of a pack, in attach order: built once per pack,
+/// then each point's order is read from it.
+template <std::size_t Capacity>
+struct bound_handlers {
+  struct entry {
+    std::size_t point;  ///< index in the runner's points
+    dispatch_slot slot;
+  };
+  std::array<entry, Capacity> items{};
+  std::size_t size = 0;
+
+  constexpr void add(std::size_t point, dispatch_slot slot) { items[size++] = {point, slot}; }
+  constexpr std::size_t count_at(std::size_t point) const {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < size; ++i) n += items[i].point == point;
+    return n;
+  }
+};
+
+/// How many points H's bindings name, runner's or not: a bound on H's entries.
+template <class H>
+constexpr std::size_t points_named() {
+  return []<class... B>(type_list<B...>) { return (B::points::size + ... + 0); }(bindings_of<H>{});
 }
 
-/// The handlers bound to P, sorted by priority; ties keep attach order.
-template <class P, class... Hooks>
-constexpr auto dispatch_order() {
-  constexpr std::size_t n = (count_bound_at<P, Hooks>() + ... + 0);
-  std::array<dispatch_slot, n> order{};
-  std::size_t k = 0, i = 0;
-  auto add_hook = [&]<class H>(std::type_identity<H>) {
-    [&]<class... B>(type_list<B...>) {
-      std::size_t j = 0;
-      ((B::points::template contains<P> ? void(order[k++] = {i, j, priority_of<H>()}) : void(), ++j),
-       ...);
-    }(bindings_of<H>{});
-    ++i;
+/// The positions in Points of a binding's points (Points::size for one the runner lacks).
+template <class Points, class... Q>
+constexpr std::array<std::size_t, sizeof...(Q)> positions_in(point_list<Q...>) {
+  return {Points::template index_of<Q>...};
+}
+
+template <class Points, class... Hooks>
+constexpr auto make_bound_handlers() {
+  bound_handlers<(points_named<Hooks>() + ... + 0)> out;
+  std::size_t hook = 0;
+  [[maybe_unused]] auto add_hook = [&]<class... B>(int priority, type_list<B...>) {
+    std::size_t binding = 0;
+    [[maybe_unused]] auto add_binding = [&](const auto& positions) {
+      for (std::size_t point : positions)
+        if (point < Points::size) out.add(point, {hook, binding, priority});
+      ++binding;
+    };
+    (add_binding(positions_in<Points>(typename B::points{})), ...);
+    ++hook;
   };
-  (add_hook(std::type_identity<Hooks>{}), ...);
-  (void)add_hook;  // unused for an empty pack
-  for (std::size_t a = 1; a < n; ++a)  // insertion sort: stable
-    for (std::size_t b = a; b > 0 && order[b - 1].priority > order[b].priority; --b)
-      std::swap(order[b - 1], order[b]);
+  (add_hook(priority_of<Hooks>(), bindings_of<Hooks>{}), ...);
+  return out;
+}
+
+template <class Points, class... Hooks>
+inline constexpr auto bound_handlers_v = make_bound_handlers<Points, Hooks...>();
+
+/// The handlers bound to P, in firing order (order.hpp).
+template <class Points, class P, class... Hooks>
+constexpr auto dispatch_order() {
+  constexpr auto& bound = bound_handlers_v<Points, Hooks...>;
+  constexpr std::size_t point = Points::template index_of<P>;
+  std::array<dispatch_slot, bound.count_at(point)> order{};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < bound.size; ++i) {
+    if (bound.items[i].point != point) continue;
+    const dispatch_slot slot = bound.items[i].slot;
+    auto at = insertion_index(n, slot.key(), [&](std::size_t j) { return order[j].key(); });
+    for (std::size_t j = n; j > at; --j) order[j] = order[j - 1];
+    order[at] = slot;
+    ++n;
+  }
   return order;
 }
 
-template <class P, class... Hooks>
-inline constexpr auto dispatch_order_v = dispatch_order<P, Hooks...>();
+template <class Points, class P, class... Hooks>
+inline constexpr auto dispatch_order_v = dispatch_order<Points, P, Hooks...>();
 
 template <class... Hooks>
 constexpr std::size_t runtime_slot_index() {
@@ -113,7 +161,7 @@ class hook_pack {
                   "hookforge: fire() takes the runner's own context type (Runner::Ctx)");
     static_assert(points_of<Runner>::template contains<P>,
                   "hookforge: a runner fires a point it does not list in its hook_points");
-    constexpr auto& order = detail::dispatch_order_v<P, Hooks...>;
+    constexpr auto& order = detail::dispatch_order_v<points_of<Runner>, P, Hooks...>;
     constexpr auto seq = std::make_index_sequence<order.size()>{};
     if constexpr (!takes_runtime_hooks) {
       fire_static<order>(ctx, seq);
@@ -138,12 +186,13 @@ class hook_pack {
     runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
   }
 
-  runtime_hooks& runtime()
+  // auto&: runtime_hooks is only declared here, so its members are looked up on use.
+  auto& runtime()
     requires takes_runtime_hooks
   {
     return std::get<runtime_index>(hooks_);
   }
-  const runtime_hooks& runtime() const
+  const auto& runtime() const
     requires takes_runtime_hooks
   {
     return std::get<runtime_index>(hooks_);
@@ -209,26 +258,22 @@ class hook_pack {
     (call<K, Order>(ctx), ...);
   }
 
-  // Runtime handler r runs before static slot s when it has a lower priority, or the
-  // same priority and the runtime slot is listed before s's hook. The check is emitted
-  // only where that can change between consecutive slots.
+  // A runtime handler can run just before slot K only where order.hpp's rule lets
+  // one fall between slots K-1 and K; the check is emitted there alone.
   template <auto& Order, std::size_t K>
   static constexpr bool dynamic_may_run_before() {
-    if constexpr (K == 0) {
+    if constexpr (K == 0)
       return true;
-    } else {
-      constexpr auto a = Order[K - 1], b = Order[K];
-      return a.priority != b.priority || ((runtime_index < a.hook) != (runtime_index < b.hook));
-    }
+    else
+      return detail::may_fall_between(Order[K - 1].key(), Order[K].key(), runtime_index);
   }
 
-  template <auto& Order, class Ctx, std::size_t... K>
-  void fire_merged(Ctx& ctx, std::span<const runtime_hooks::handler> dynamic,
-                   std::span<const int> priorities, std::index_sequence<K...>) {
+  template <auto& Order, class Ctx, class Handlers, class Priorities, std::size_t... K>
+  void fire_merged(Ctx& ctx, Handlers dynamic, Priorities priorities, std::index_sequence<K...>) {
     std::size_t r = 0;
     [[maybe_unused]] auto run_dynamic_before = [&](int priority, std::size_t hook) {
       for (; r < dynamic.size(); ++r) {
-        if (priorities[r] > priority || (priorities[r] == priority && hook < runtime_index)) break;
+        if (!detail::runs_before({priorities[r], runtime_index}, {priority, hook})) break;
         dynamic[r].call(dynamic[r].object, &ctx);
       }
     };
@@ -240,7 +285,7 @@ class hook_pack {
 
   template <class P>
   void add_rows(std::vector<binding_row>& rows) const {
-    constexpr auto& order = detail::dispatch_order_v<P, Hooks...>;
+    constexpr auto& order = detail::dispatch_order_v<points_of<Runner>, P, Hooks...>;
     std::vector<binding_row> fixed;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
@@ -252,16 +297,13 @@ class hook_pack {
       }(), ...);
     }(std::make_index_sequence<order.size()>{});
     if constexpr (takes_runtime_hooks) {
-      // Same merge rule as fire_merged.
+      // The same merge as fire_merged.
       auto dynamic = runtime().described_at(points_of<Runner>::template index_of<P>);
       std::size_t r = 0;
       for (std::size_t s = 0; s < fixed.size(); ++s) {
-        for (; r < dynamic.size(); ++r) {
-          if (dynamic[r].priority > fixed[s].priority ||
-              (dynamic[r].priority == fixed[s].priority && order[s].hook < runtime_index))
-            break;
+        for (; r < dynamic.size() && detail::runs_before({dynamic[r].priority, runtime_index}, order[s].key());
+             ++r)
           rows.push_back({P::name, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
-        }
         rows.push_back(std::move(fixed[s]));
       }
       for (; r < dynamic.size(); ++r)

@@ -20,15 +20,12 @@
 
 #include <fmt/format.h>
 
+#include "hookforge/core/order.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
+#include "hookforge/core/runtime/attach_policy.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 
 namespace hookforge {
-
-/// How attaching reacts to a hook that binds nowhere.
-struct attach_policy {
-  bool strict = false;  ///< throw binding_error instead of warning
-};
 
 /// The state of one runtime hook, for checkpoints.
 struct runtime_state {
@@ -111,9 +108,11 @@ class runtime_hooks {
     priorities_.resize(handlers_.size());
     described_.resize(handlers_.size());
     for (const auto& [point, h] : placed) {
-      // Equal priorities keep attach order: insert after every handler of the same priority.
+      // All runtime handlers share one position (the slot's), so by order.hpp's rule a
+      // later one runs after its equals.
       auto& priorities = priorities_[point];
-      auto index = std::upper_bound(priorities.begin(), priorities.end(), hook.priority) - priorities.begin();
+      auto index = static_cast<std::ptrdiff_t>(detail::insertion_index(
+          priorities.size(), {hook.priority, 0}, [&](std::size_t i) { return detail::order_key{priorities[i], 0}; }));
       priorities.insert(priorities.begin() + index, hook.priority);
       handlers_[point].insert(handlers_[point].begin() + index, handler{h->call, hook.object.get()});
       described_[point].insert(described_[point].begin() + index,

@@ -14,7 +14,7 @@
 #include <map>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include "hookforge/torch/data/entry.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <type_traits>
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
 
 namespace hookforge {
 

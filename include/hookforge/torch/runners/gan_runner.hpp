@@ -33,7 +33,10 @@
 #include <utility>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"

@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"

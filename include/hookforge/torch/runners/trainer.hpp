@@ -30,7 +30,7 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <torch/torch.h>
+#include <ATen/core/ivalue.h>
 
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
