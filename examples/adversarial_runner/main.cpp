@@ -7,6 +7,7 @@
 // for it bind to its points exactly as they bind to the built-in runners, and a hook
 // attached to the wrong runner does not compile.
 #include <hookforge/torch.hpp>
+#include <torch/torch.h>
 
 #include <fmt/core.h>
 

@@ -3,6 +3,7 @@
 // early; the run is checkpointed and resumed half-way to show that resuming continues
 // exactly where it stopped.
 #include <hookforge/torch.hpp>
+#include <torch/torch.h>
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,6 @@
 // A tiny program that uses hookforge's LibTorch layer as a dependency would.
 #include <hookforge/torch.hpp>
+#include <torch/torch.h>
 
 #include <cstdio>
 
