@@ -1,6 +1,7 @@
 // hookforge/core/binding_table.hpp — a runner's resolved bindings, for people.
 //
-//   fmt::print("{}", hookforge::format_binding_table(runner_name, runner.hooks().table()));
+//   fmt::print("{}", runner.hooks().format_table());   // or, from rows you hold:
+//   hookforge::format_binding_table(name, hookforge::points_of<Runner>::names, rows);
 //
 //   TrainingEpochRunner
 //     on_post_backward

@@ -22,6 +22,11 @@ class runtime_hooks;
 
 namespace check {
 
+// hook_pack's constructor calls each check directly, with what the check reports on
+// as template arguments: GCC then prints the check (naming hook, method, runner and
+// point), the pack's constructor, the runner's and the user's line, and the message,
+// within ten lines. Keep it that way: every helper between adds a line.
+
 template <class Hook, class Runner, bool HasHandlers>
 constexpr void hook_has_handlers() {
   static_assert(HasHandlers,
@@ -36,12 +41,12 @@ constexpr void priority_in_range() {
                 "hookforge: a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
 }
 
-template <class Hook, fixed_string Method, class Runner, bool BindsHere>
+template <class Hook, fixed_string Method, class Points, class Runner, bool BindsHere>
 constexpr void handler_binds_to_runner() {
   static_assert(BindsHere,
                 "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
-                "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Runner: see "
-                "'with' above]");
+                "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
+                "see 'with' above]");
 }
 
 template <class Hook, fixed_string Method, class Point, class Runner, bool Callable>
@@ -52,9 +57,9 @@ constexpr void handler_takes_runner_context() {
                 "'with' above]");
 }
 
-template <class HookA, class HookB, class Runner>
+template <class HookA, class HookB, class Runner, bool Distinct>
 constexpr void state_keys_distinct() {
-  static_assert(sizeof(HookA) == 0,
+  static_assert(Distinct,
                 "hookforge: two stateful hooks on this runner share a state key (hooks with "
                 "state_dict() or event-filter counts are saved by key). Give one its own key with "
                 "hookforge::keyed<\"name\">(hook).");
@@ -64,50 +69,86 @@ constexpr void state_keys_distinct() {
 
 namespace detail {
 
-/// The first point of B that Runner declares (void when none).
+/// Stands in for "no such binding" in a report.
+using no_binding = binding<"", void>;
+
+/// Does B bind to a point of Runner? A binding to no points is disabled, by request.
 template <class Runner, class B>
-struct first_match;
-template <class Runner, fixed_string M, class Inv, class... P>
-struct first_match<Runner, binding<M, Inv, P...>> {
-  template <class... Q>
-  struct pick { using type = void; };
-  template <class Q0, class... Q>
-  struct pick<Q0, Q...> {
-    using type = std::conditional_t<points_of<Runner>::template contains<Q0>, Q0,
-                                    typename pick<Q...>::type>;
-  };
-  using type = typename pick<P...>::type;
+constexpr bool binds_to() {
+  return []<class... P>(point_list<P...>) {
+    return sizeof...(P) == 0 || (points_of<Runner>::template contains<P> || ...);
+  }(typename B::points{});
+}
+
+/// Can the handler of B on Hook run at point P with the context Ctx?
+template <class Hook, class B, class P, class Ctx>
+inline constexpr bool handler_callable = std::is_invocable_v<typename B::invoker, Hook&, Ctx&>;
+
+template <class Runner, class... B>
+struct first_unbound {
+  using type = no_binding;
+};
+template <class Runner, class B0, class... B>
+struct first_unbound<Runner, B0, B...> {
+  using type = std::conditional_t<binds_to<Runner, B0>(), typename first_unbound<Runner, B...>::type, B0>;
 };
 
+/// The first point of Runner among P... where the handler of B cannot run (void when none).
+template <class Runner, class Hook, class B, class... P>
+struct first_uncallable_point {
+  using type = void;
+};
+template <class Runner, class Hook, class B, class P0, class... P>
+struct first_uncallable_point<Runner, Hook, B, P0, P...> {
+  using type = std::conditional_t<points_of<Runner>::template contains<P0> &&
+                                      !handler_callable<Hook, B, P0, context_of<Runner>>,
+                                  P0, typename first_uncallable_point<Runner, Hook, B, P...>::type>;
+};
 template <class Runner, class Hook, class B>
-constexpr void check_binding() {
-  if constexpr (B::points::size > 0) {  // a disabled handler binds nowhere, by request
-    using hit = typename first_match<Runner, B>::type;
-    check::handler_binds_to_runner<Hook, B::method_name, Runner, !std::is_void_v<hit>>();
-    if constexpr (!std::is_void_v<hit>)
-      check::handler_takes_runner_context<
-          Hook, B::method_name, hit, Runner,
-          std::is_invocable_v<typename B::invoker, Hook&, context_of<Runner>&>>();
-  }
-}
+struct uncallable_at;
+template <class Runner, class Hook, fixed_string M, class Inv, class... P>
+struct uncallable_at<Runner, Hook, binding<M, Inv, P...>> {
+  using type = typename first_uncallable_point<Runner, Hook, binding<M, Inv, P...>, P...>::type;
+};
 
+/// The first (binding, point) of Hook on Runner where the handler cannot take the context.
 template <class Runner, class Hook, class... B>
-constexpr void check_bindings(type_list<B...>) {
-  (check_binding<Runner, Hook, B>(), ...);
-}
+struct first_uncallable {
+  using binding = no_binding;
+  using point = void;
+};
+template <class Runner, class Hook, class B0, class... B>
+struct first_uncallable<Runner, Hook, B0, B...> {
+  using here = typename uncallable_at<Runner, Hook, B0>::type;
+  using rest = first_uncallable<Runner, Hook, B...>;
+  using binding = std::conditional_t<std::is_void_v<here>, typename rest::binding, B0>;
+  using point = std::conditional_t<std::is_void_v<here>, typename rest::point, here>;
+};
 
-/// Every check for one hook attached to Runner.
+template <class Runner, class Hook, class List>
+struct binding_report;
+template <class Runner, class Hook, class... B>
+struct binding_report<Runner, Hook, type_list<B...>> {
+  using unbound = typename first_unbound<Runner, B...>::type;
+  using uncallable = first_uncallable<Runner, Hook, B...>;
+};
+
+/// What the attach checks report on for one hook of Runner; the checks read it in
+/// hook_pack's constructor. The runtime slot passes every check.
 template <class Runner, class Hook>
-constexpr bool check_hook() {
-  if constexpr (std::is_same_v<Hook, runtime_hooks>) {
-    return true;
-  } else {
-    check::hook_has_handlers<Hook, Runner, has_bindings<Hook>>();
-    check::priority_in_range<Hook, priority_of<Hook>(), priority::in_range(priority_of<Hook>())>();
-    check_bindings<Runner, Hook>(bindings_of<Hook>{});
-    return true;
-  }
-}
+struct attach_report {
+  static constexpr bool skip = std::is_same_v<Hook, runtime_hooks>;
+  static constexpr bool has_handlers = skip || has_bindings<Hook>;
+  static constexpr int priority = skip ? priority::NORMAL : priority_of<Hook>();
+  static constexpr bool priority_ok = priority::in_range(priority);
+
+  using bindings = binding_report<Runner, Hook, std::conditional_t<skip, type_list<>, bindings_of<Hook>>>;
+  using unbound = typename bindings::unbound;
+  static constexpr bool binds_here = std::is_same_v<unbound, no_binding>;
+  using uncallable = typename bindings::uncallable::binding;
+  using uncallable_point = typename bindings::uncallable::point;
+  static constexpr bool callable = std::is_void_v<uncallable_point>;
+};
 
 /// The state keys of the persistent hooks among Hooks, in order.
 template <class... Hooks>
@@ -134,26 +175,14 @@ constexpr std::array<std::size_t, 2> duplicate_state_key() {
   return {npos, npos};
 }
 
-template <class Runner, class... Hooks>
-constexpr bool check_state_keys() {
-  if constexpr (sizeof...(Hooks) > 1) {
-    constexpr auto dup = duplicate_state_key<Hooks...>();
-    if constexpr (dup[0] != static_cast<std::size_t>(-1)) {
-      using list = type_list<Hooks...>;
-      check::state_keys_distinct<type_at_t<dup[0], list>, type_at_t<dup[1], list>, Runner>();
-    }
-  }
-  return true;
-}
-
-/// All attach checks for a runner's hook pack.
-template <class Runner, class... Hooks>
-constexpr bool check_pack() {
-  static_assert((std::size_t{std::is_same_v<Hooks, runtime_hooks>} + ... + 0) <= 1,
-                "hookforge: list hookforge::runtime_hooks at most once among a runner's hooks");
-  (check_hook<Runner, Hooks>(), ...);
-  return check_state_keys<Runner, Hooks...>();
-}
+/// The first two hooks among Hooks sharing a state key (void, void when none).
+template <class... Hooks>
+struct state_key_report {
+  static constexpr auto dup = duplicate_state_key<Hooks...>();
+  static constexpr bool distinct = dup[0] == static_cast<std::size_t>(-1);
+  using first = type_at_t<distinct ? 0 : dup[0] + 1, type_list<void, Hooks...>>;
+  using second = type_at_t<distinct ? 0 : dup[1] + 1, type_list<void, Hooks...>>;
+};
 
 }  // namespace detail
 }  // namespace hookforge
