@@ -65,6 +65,22 @@ constexpr void state_keys_distinct() {
                 "hookforge::keyed<\"name\">(hook).");
 }
 
+template <class HookCtx, class Runner, bool Matches>
+constexpr void any_hook_context_matches() {
+  static_assert(Matches,
+                "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
+                "another context type (Runner::Ctx). Make the hook as hookforge::any_hook<Runner::Ctx>(...) "
+                "[HookCtx, Runner: see 'with' above]");
+}
+
+template <class Runner, bool TakesRuntimeHooks>
+constexpr void runner_takes_runtime_hooks() {
+  static_assert(TakesRuntimeHooks,
+                "hookforge: Runner has no slot for config-loaded hooks, so attach() cannot take an "
+                "any_hook. Construct it with hookforge::runtime_hooks{} among its hooks, e.g. "
+                "Runner runner{hook, ..., hookforge::runtime_hooks{}}");
+}
+
 }  // namespace check
 
 namespace detail {

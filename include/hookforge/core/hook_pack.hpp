@@ -146,14 +146,17 @@ class hook_pack {
   }
 
   /// Attach a config-loaded hook; needs `runtime_hooks` among the pack's hooks.
+  // Not constrained: a runner without the slot, or a hook made for another context,
+  // gets hookforge's message naming the runner rather than "no matching function".
   template <class Ctx>
-  void attach(const any_hook<Ctx>& hook, attach_policy policy = {})
-    requires takes_runtime_hooks
-  {
-    static_assert(std::is_same_v<Ctx, context_of<Runner>>,
-                  "hookforge: this any_hook was made for another context type than the runner's Ctx");
-    constexpr auto keys = detail::static_state_keys<Hooks...>();
-    runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
+  void attach(const any_hook<Ctx>& hook, attach_policy policy = {}) {
+    constexpr bool same_context = std::is_same_v<Ctx, context_of<Runner>>;
+    check::runner_takes_runtime_hooks<Runner, takes_runtime_hooks>();
+    check::any_hook_context_matches<Ctx, Runner, same_context>();
+    if constexpr (takes_runtime_hooks && same_context) {
+      constexpr auto keys = detail::static_state_keys<Hooks...>();
+      runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
+    }
   }
 
   runtime_hooks& runtime()
