@@ -15,10 +15,62 @@
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runner.hpp"
+#include "hookforge/core/type_name.hpp"
+
+// C++26 lets a static_assert print a message computed at compile time (P2741): there,
+// each check's message names the hook, method, runner and point itself, on one line.
+// Elsewhere (GCC 12, C++20) the fixed text refers to the template arguments, which the
+// compiler prints in the "In instantiation of" line above it.
+#if defined(__cpp_static_assert) && __cpp_static_assert >= 202306L
+#define HOOKFORGE_CHECK(condition, cxx20_text, message) static_assert(condition, message)
+#else
+#define HOOKFORGE_CHECK(condition, cxx20_text, message) static_assert(condition, cxx20_text)
+#endif
 
 namespace hookforge {
 
 class runtime_hooks;
+
+namespace detail {
+
+/// A message composed at compile time (C++26 static_assert messages); long ones are cut.
+class static_message {
+ public:
+  constexpr static_message& operator<<(std::string_view part) {
+    for (char c : part)
+      if (length_ < sizeof text_) text_[length_++] = c;
+    return *this;
+  }
+  constexpr static_message& operator<<(int value) {
+    if (value < 0) *this << "-";
+    char digits[12]{};
+    int n = 0;
+    unsigned magnitude = value < 0 ? 0u - static_cast<unsigned>(value) : static_cast<unsigned>(value);
+    do digits[n++] = static_cast<char>('0' + magnitude % 10); while ((magnitude /= 10) != 0);
+    while (n > 0) *this << std::string_view(&digits[--n], 1);
+    return *this;
+  }
+  template <class... P>
+  constexpr static_message& operator<<(point_list<P...>) {
+    std::string_view separator;
+    ((*this << separator << P::name, separator = ", "), ...);
+    return *this;
+  }
+  constexpr const char* data() const { return text_; }
+  constexpr std::size_t size() const { return length_; }
+
+ private:
+  char text_[1024]{};
+  std::size_t length_ = 0;
+};
+
+/// A point's name; "-" for none (a check that passed).
+template <class P>
+constexpr std::string_view point_name() {
+  if constexpr (std::is_void_v<P>) return "-"; else return P::name;
+}
+
+}  // namespace detail
 
 namespace check {
 
@@ -29,56 +81,86 @@ namespace check {
 
 template <class Hook, class Runner, bool HasHandlers>
 constexpr void hook_has_handlers() {
-  static_assert(HasHandlers,
-                "hookforge: Hook declares no handlers, so attaching it to Runner does nothing. Give it "
-                "`static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, "
-                "point...));`");
+  HOOKFORGE_CHECK(HasHandlers,
+                  "hookforge: Hook declares no handlers, so attaching it to Runner does nothing. Give it "
+                  "`static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, "
+                  "point...));`",
+                  detail::static_message{}
+                      << "hookforge: " << hook_name<Hook>() << " declares no handlers, so attaching it to "
+                      << runner_name<Runner>() << " does nothing. Give it `static constexpr auto bindings "
+                      << "= hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, point...));`");
 }
 
 template <class Hook, int Priority, bool InRange>
 constexpr void priority_in_range() {
-  static_assert(InRange,
-                "hookforge: a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
+  HOOKFORGE_CHECK(InRange, "hookforge: a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)",
+                  detail::static_message{}
+                      << "hookforge: " << hook_name<Hook>() << " has priority " << Priority
+                      << ", but a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
 }
 
 template <class Hook, fixed_string Method, class Points, class Runner, bool BindsHere>
 constexpr void handler_binds_to_runner() {
-  static_assert(BindsHere,
-                "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
-                "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
-                "see 'with' above]");
+  HOOKFORGE_CHECK(BindsHere,
+                  "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
+                  "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
+                  "see 'with' above]",
+                  detail::static_message{}
+                      << "hookforge: " << hook_name<Hook>() << "::" << Method.view() << " binds to "
+                      << Points{} << ", which " << runner_name<Runner>()
+                      << " does not expose. Was this hook attached to the wrong target?");
 }
 
 template <class Hook, fixed_string Method, class Point, class Runner, bool Callable>
 constexpr void handler_takes_runner_context() {
-  static_assert(Callable,
-                "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
-                "Point. Does it take another context type, or read a field this one lacks? [see "
-                "'with' above]");
+  HOOKFORGE_CHECK(Callable,
+                  "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
+                  "Point. Does it take another context type, or read a field this one lacks? [see "
+                  "'with' above]",
+                  detail::static_message{}
+                      << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
+                      << " cannot be called with the context of " << runner_name<Runner>() << " ("
+                      << type_name<context_of<Runner>>() << ") at " << detail::point_name<Point>()
+                      << ". Does it take another context type, or read a field this one lacks?");
 }
 
 template <class HookA, class HookB, class Runner, bool Distinct>
 constexpr void state_keys_distinct() {
-  static_assert(Distinct,
-                "hookforge: two stateful hooks on this runner share a state key (hooks with "
-                "state_dict() or event-filter counts are saved by key). Give one its own key with "
-                "hookforge::keyed<\"name\">(hook).");
+  HOOKFORGE_CHECK(Distinct,
+                  "hookforge: two stateful hooks on this runner share a state key (hooks with "
+                  "state_dict() or event-filter counts are saved by key). Give one its own key with "
+                  "hookforge::keyed<\"name\">(hook).",
+                  detail::static_message{}
+                      << "hookforge: " << hook_name<HookA>() << " and " << hook_name<HookB>() << " on "
+                      << runner_name<Runner>() << " share the state key '" << state_key_of<HookA>()
+                      << "' (hooks with state_dict() or event-filter counts are saved by key). Give one "
+                      << "its own key with hookforge::keyed<\"name\">(hook).");
 }
 
 template <class HookCtx, class Runner, bool Matches>
 constexpr void any_hook_context_matches() {
-  static_assert(Matches,
-                "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
-                "another context type (Runner::Ctx). Make the hook as hookforge::any_hook<Runner::Ctx>(...) "
-                "[HookCtx, Runner: see 'with' above]");
+  HOOKFORGE_CHECK(Matches,
+                  "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
+                  "another context type (Runner::Ctx). Make the hook as "
+                  "hookforge::any_hook<Runner::Ctx>(...) [HookCtx, Runner: see 'with' above]",
+                  detail::static_message{}
+                      << "hookforge: an any_hook<" << type_name<HookCtx>() << "> cannot be attached to "
+                      << runner_name<Runner>() << ", whose handlers receive " << type_name<context_of<Runner>>()
+                      << ". Make the hook as hookforge::any_hook<" << type_name<context_of<Runner>>()
+                      << ">(...)");
 }
 
 template <class Runner, bool TakesRuntimeHooks>
 constexpr void runner_takes_runtime_hooks() {
-  static_assert(TakesRuntimeHooks,
-                "hookforge: Runner has no slot for config-loaded hooks, so attach() cannot take an "
-                "any_hook. Construct it with hookforge::runtime_hooks{} among its hooks, e.g. "
-                "Runner runner{hook, ..., hookforge::runtime_hooks{}}");
+  HOOKFORGE_CHECK(TakesRuntimeHooks,
+                  "hookforge: Runner has no slot for config-loaded hooks, so attach() cannot take an "
+                  "any_hook. Construct it with hookforge::runtime_hooks{} among its hooks, e.g. "
+                  "Runner runner{hook, ..., hookforge::runtime_hooks{}}",
+                  detail::static_message{}
+                      << "hookforge: " << runner_name<Runner>() << " has no slot for config-loaded hooks, "
+                      << "so attach() cannot take an any_hook. Construct it with hookforge::runtime_hooks{} "
+                      << "among its hooks, e.g. " << runner_name<Runner>()
+                      << " runner{hook, ..., hookforge::runtime_hooks{}}");
 }
 
 }  // namespace check
@@ -202,3 +284,5 @@ struct state_key_report {
 
 }  // namespace detail
 }  // namespace hookforge
+
+#undef HOOKFORGE_CHECK
