@@ -1,8 +1,9 @@
 // hookforge/core/checks.hpp — the compile-time checks made when hooks are attached to a runner.
 //
-// Each check is a function template whose parameters name the hook, the
-// handler's method, the point and the runner, so the compiler prints them in
-// the "In instantiation of ..." line right above the static_assert's text.
+// Each check (namespace check) is a function template whose parameters name the hook,
+// the handler's method, the point and the runner, so the compiler prints them in the
+// "In instantiation of ..." line right above the static_assert's text. What they are
+// given is worked out beforehand, per hook, in detail::attach_report.
 #pragma once
 
 #include <array>
@@ -178,7 +179,8 @@ constexpr bool binds_to() {
   }(typename B::points{});
 }
 
-/// Can the handler of B on Hook run at point P with the context Ctx?
+/// Can the handler of B on Hook run at point P with the context Ctx? (Per point, though
+/// today a handler takes the context alone: the point is what the report names.)
 template <class Hook, class B, class P, class Ctx>
 inline constexpr bool handler_callable = std::is_invocable_v<typename B::invoker, Hook&, Ctx&>;
 
