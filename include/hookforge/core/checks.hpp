@@ -23,9 +23,9 @@
 // Elsewhere (GCC 12, C++20) the fixed text refers to the template arguments, which the
 // compiler prints in the "In instantiation of" line above it.
 #if defined(__cpp_static_assert) && __cpp_static_assert >= 202306L
-#define HOOKFORGE_CHECK(condition, cxx20_text, message) static_assert(condition, message)
+#define HOOKFORGE_COMPOSED_MESSAGES 1
 #else
-#define HOOKFORGE_CHECK(condition, cxx20_text, message) static_assert(condition, cxx20_text)
+#define HOOKFORGE_COMPOSED_MESSAGES 0
 #endif
 
 namespace hookforge {
@@ -82,86 +82,108 @@ namespace check {
 
 template <class Hook, class Runner, bool HasHandlers>
 constexpr void hook_has_handlers() {
-  HOOKFORGE_CHECK(HasHandlers,
-                  "hookforge: Hook declares no handlers, so attaching it to Runner does nothing. Give it "
-                  "`static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, "
-                  "point...));`",
-                  detail::static_message{}
-                      << "hookforge: " << hook_name<Hook>() << " declares no handlers, so attaching it to "
-                      << runner_name<Runner>() << " does nothing. Give it `static constexpr auto bindings "
-                      << "= hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, point...));`");
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(HasHandlers, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << " declares no handlers, so attaching it to "
+                    << runner_name<Runner>() << " does nothing. Give it `static constexpr auto bindings "
+                    << "= hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, point...));`");
+#else
+  static_assert(HasHandlers,
+                "hookforge: Hook declares no handlers, so attaching it to Runner does nothing. Give it "
+                "`static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, "
+                "point...));`");
+#endif
 }
 
 template <class Hook, int Priority, bool InRange>
 constexpr void priority_in_range() {
-  HOOKFORGE_CHECK(InRange, "hookforge: a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)",
-                  detail::static_message{}
-                      << "hookforge: " << hook_name<Hook>() << " has priority " << Priority
-                      << ", but a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(InRange, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << " has priority " << Priority
+                    << ", but a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
+#else
+  static_assert(InRange,
+                "hookforge: a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
+#endif
 }
 
 template <class Hook, fixed_string Method, class Points, class Runner, bool BindsHere>
 constexpr void handler_binds_to_runner() {
-  HOOKFORGE_CHECK(BindsHere,
-                  "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
-                  "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
-                  "see 'with' above]",
-                  detail::static_message{}
-                      << "hookforge: " << hook_name<Hook>() << "::" << Method.view() << " binds to "
-                      << Points{} << ", which " << runner_name<Runner>()
-                      << " does not expose. Was this hook attached to the wrong target?");
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(BindsHere, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << "::" << Method.view() << " binds to "
+                    << Points{} << ", which " << runner_name<Runner>()
+                    << " does not expose. Was this hook attached to the wrong target?");
+#else
+  static_assert(BindsHere,
+                "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
+                "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
+                "see 'with' above]");
+#endif
 }
 
 template <class Hook, fixed_string Method, class Point, class Runner, bool Callable>
 constexpr void handler_takes_runner_context() {
-  HOOKFORGE_CHECK(Callable,
-                  "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
-                  "Point. Does it take another context type, or read a field this one lacks? [see "
-                  "'with' above]",
-                  detail::static_message{}
-                      << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
-                      << " cannot be called with the context of " << runner_name<Runner>() << " ("
-                      << type_name<context_of<Runner>>() << ") at " << detail::point_name<Point>()
-                      << ". Does it take another context type, or read a field this one lacks?");
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(Callable, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
+                    << " cannot be called with the context of " << runner_name<Runner>() << " ("
+                    << type_name<context_of<Runner>>() << ") at " << detail::point_name<Point>()
+                    << ". Does it take another context type, or read a field this one lacks?");
+#else
+  static_assert(Callable,
+                "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
+                "Point. Does it take another context type, or read a field this one lacks? [see "
+                "'with' above]");
+#endif
 }
 
 template <class HookA, class HookB, class Runner, bool Distinct>
 constexpr void state_keys_distinct() {
-  HOOKFORGE_CHECK(Distinct,
-                  "hookforge: two stateful hooks on this runner share a state key (hooks with "
-                  "state_dict() or event-filter counts are saved by key). Give one its own key with "
-                  "hookforge::keyed<\"name\">(hook).",
-                  detail::static_message{}
-                      << "hookforge: " << hook_name<HookA>() << " and " << hook_name<HookB>() << " on "
-                      << runner_name<Runner>() << " share the state key '" << state_key_of<HookA>()
-                      << "' (hooks with state_dict() or event-filter counts are saved by key). Give one "
-                      << "its own key with hookforge::keyed<\"name\">(hook).");
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(Distinct, detail::static_message{}
+                    << "hookforge: " << hook_name<HookA>() << " and " << hook_name<HookB>() << " on "
+                    << runner_name<Runner>() << " share the state key '" << state_key_of<HookA>()
+                    << "' (hooks with state_dict() or event-filter counts are saved by key). Give one "
+                    << "its own key with hookforge::keyed<\"name\">(hook).");
+#else
+  static_assert(Distinct,
+                "hookforge: two stateful hooks on this runner share a state key (hooks with "
+                "state_dict() or event-filter counts are saved by key). Give one its own key with "
+                "hookforge::keyed<\"name\">(hook).");
+#endif
 }
 
 template <class HookCtx, class Runner, bool Matches>
 constexpr void any_hook_context_matches() {
-  HOOKFORGE_CHECK(Matches,
-                  "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
-                  "another context type (Runner::Ctx). Make the hook as "
-                  "hookforge::any_hook<Runner::Ctx>(...) [HookCtx, Runner: see 'with' above]",
-                  detail::static_message{}
-                      << "hookforge: an any_hook<" << type_name<HookCtx>() << "> cannot be attached to "
-                      << runner_name<Runner>() << ", whose handlers receive " << type_name<context_of<Runner>>()
-                      << ". Make the hook as hookforge::any_hook<" << type_name<context_of<Runner>>()
-                      << ">(...)");
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(Matches, detail::static_message{}
+                    << "hookforge: an any_hook<" << type_name<HookCtx>() << "> cannot be attached to "
+                    << runner_name<Runner>() << ", whose handlers receive " << type_name<context_of<Runner>>()
+                    << ". Make the hook as hookforge::any_hook<" << type_name<context_of<Runner>>()
+                    << ">(...)");
+#else
+  static_assert(Matches,
+                "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
+                "another context type (Runner::Ctx). Make the hook as "
+                "hookforge::any_hook<Runner::Ctx>(...) [HookCtx, Runner: see 'with' above]");
+#endif
 }
 
 template <class Runner, bool TakesRuntimeHooks>
 constexpr void runner_takes_runtime_hooks() {
-  HOOKFORGE_CHECK(TakesRuntimeHooks,
-                  "hookforge: Runner has no slot for config-loaded hooks, so attach() cannot take an "
-                  "any_hook. Construct it with hookforge::runtime_hooks{} among its hooks, e.g. "
-                  "Runner runner{hook, ..., hookforge::runtime_hooks{}}",
-                  detail::static_message{}
-                      << "hookforge: " << runner_name<Runner>() << " has no slot for config-loaded hooks, "
-                      << "so attach() cannot take an any_hook. Construct it with hookforge::runtime_hooks{} "
-                      << "among its hooks, e.g. " << runner_name<Runner>()
-                      << " runner{hook, ..., hookforge::runtime_hooks{}}");
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(TakesRuntimeHooks, detail::static_message{}
+                    << "hookforge: " << runner_name<Runner>() << " has no slot for config-loaded hooks, "
+                    << "so attach() cannot take an any_hook. Construct it with hookforge::runtime_hooks{} "
+                    << "among its hooks, e.g. " << runner_name<Runner>()
+                    << " runner{hook, ..., hookforge::runtime_hooks{}}");
+#else
+  static_assert(TakesRuntimeHooks,
+                "hookforge: Runner has no slot for config-loaded hooks, so attach() cannot take an "
+                "any_hook. Construct it with hookforge::runtime_hooks{} among its hooks, e.g. "
+                "Runner runner{hook, ..., hookforge::runtime_hooks{}}");
+#endif
 }
 
 }  // namespace check
@@ -287,4 +309,4 @@ struct state_key_report {
 }  // namespace detail
 }  // namespace hookforge
 
-#undef HOOKFORGE_CHECK
+#undef HOOKFORGE_COMPOSED_MESSAGES
