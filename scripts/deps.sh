@@ -3,7 +3,8 @@
 # Run as root to install; otherwise it only lists what is missing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ ccache libboost-dev libfmt-dev libyaml-cpp-dev catch2
+# clang-19 builds and tests the torch-free core a second time (scripts/test.sh).
+packages=(cmake ninja-build g++ clang-19 ccache libboost-dev libfmt-dev libyaml-cpp-dev catch2
           libbenchmark-dev libtorch-dev libgloo-dev)
 missing=()
 for p in "${packages[@]}"; do

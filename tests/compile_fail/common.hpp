@@ -19,6 +19,7 @@ class ValidationRunner {
     Ctx ctx;
     hooks_.template fire<pts::on_post_step>(ctx);
   }
+  auto& hooks() { return hooks_; }
 
  private:
   hookforge::hook_pack<ValidationRunner, Hooks...> hooks_;

@@ -106,3 +106,60 @@ TEST_CASE("one shared runtime hook fires from several runners", "[runtime]") {
   second.fire<pts::on_post_step>(ctx);
   CHECK(shared->calls == 2);
 }
+
+TEST_CASE("a misspelled point in a remap is named with the runner's closest points", "[runtime]") {
+  Runner runner{hookforge::runtime_hooks{}};
+  hookforge::hook_options options;
+  options.bindings["count"] = {"on_post_stpe"};
+  hookforge::capture_warnings warnings;
+  runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options));
+  REQUIRE(warnings.messages.size() == 1);
+  CHECK_THAT(warnings.messages[0],
+             Catch::Contains("(['count']) but TestRunner exposes no matching HookPoint") &&
+                 Catch::EndsWith("Unknown point name(s): 'on_post_stpe' (closest point of TestRunner: "
+                                 "on_post_step)."));
+}
+
+TEST_CASE("every unknown name of an unmatched handler is reported, strict or not", "[runtime]") {
+  hookforge::hook_options options;
+  options.bindings["count"] = {"on_post_stpe", "on_pre_noise"};
+  {
+    Runner runner{hookforge::runtime_hooks{}};
+    hookforge::capture_warnings warnings;
+    runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options));
+    REQUIRE(warnings.messages.size() == 1);
+    CHECK_THAT(warnings.messages[0], Catch::Contains("'on_post_stpe' (closest point of TestRunner: on_post_step)") &&
+                                         Catch::Contains("'on_pre_noise' (closest point of TestRunner: "));
+  }
+  Runner runner{hookforge::runtime_hooks{}};
+  CHECK_THROWS_WITH(runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options), {.strict = true}),
+                    Catch::StartsWith("hookforge: Hook MultiTarget declares handler method(s) (['count'])") &&
+                        Catch::Contains("'on_post_stpe' (closest point of TestRunner: on_post_step)"));
+}
+
+TEST_CASE("beside a matching point, only a near miss of the runner's points is reported", "[runtime]") {
+  hookforge::hook_options options;
+  // A built-in point of another runner and a far-off custom name are legitimate for a
+  // multi-target hook; "on_pre_atack" is one edit from the runner's on_pre_attack.
+  options.bindings["count"] = {"on_post_step", "on_post_d_backward", "on_render_frame", "on_pre_atack"};
+  {
+    Runner runner{hookforge::runtime_hooks{}};
+    hookforge::capture_warnings warnings;
+    runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options));
+    REQUIRE(warnings.messages.size() == 1);
+    CHECK(warnings.messages[0] ==
+          "Handler MultiTarget::count binds to 'on_pre_atack' (closest point of TestRunner: on_pre_attack), "
+          "which is no point of TestRunner nor a built-in point. Is it misspelled?");
+    Ctx ctx;
+    runner.fire<pts::on_post_step>(ctx);
+    CHECK(ctx.counter == 1);  // the names that match still bind
+  }
+  Runner runner{hookforge::runtime_hooks{}};
+  CHECK_THROWS_AS(runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options), {.strict = true}),
+                  hookforge::binding_error);
+
+  hookforge::capture_warnings none;
+  Runner plain{hookforge::runtime_hooks{}};
+  plain.hooks().attach(any_hook<Ctx>(MultiTarget{}), {.strict = true});  // on_post_d_backward: built-in
+  CHECK(none.messages.empty());
+}

@@ -66,11 +66,23 @@ struct to_type_list<boost::hana::tuple<B...>> {
   using type = type_list<B...>;
 };
 
-template <fixed_string Method, point... Points, class Invoker>
-constexpr auto make_binding(Invoker) {
+/// Leads the parameter list HOOKFORGE_HOOKS_INTO spells its points in (see the macro).
+struct points_follow {};
+
+template <fixed_string Method, class Invoker, class... P>
+constexpr auto make_binding(Invoker, void (*)(points_follow, P...)) {
   static_assert(std::is_empty_v<Invoker>,
                 "hookforge: a binding's invoker must not capture anything");
-  return binding<Method, Invoker, Points...>{};
+  if constexpr ((point<P> && ...)) {
+    return binding<Method, Invoker, P...>{};
+  } else {
+    // GCC and Clang stand `int` in for a point name they have already reported as
+    // undeclared; binding nowhere then keeps that report the only error.
+    static_assert(((point<P> || std::is_same_v<P, int>) && ...),
+                  "hookforge: HOOKFORGE_HOOKS_INTO(method, points...) takes point types "
+                  "(declared with HOOKFORGE_POINT)");
+    return binding<Method, Invoker>{};
+  }
 }
 
 }  // namespace detail
@@ -136,9 +148,16 @@ constexpr auto list_bindings() {
 /// A binding of the hook's method `method` to one or several points.
 /// Declare the handler's return type (e.g. `void`) so a mismatched context is
 /// reported by hookforge's check rather than deep inside the handler.
-#define HOOKFORGE_HOOKS_INTO(method, ...)                                  \
-  ::hookforge::detail::make_binding<#method, __VA_ARGS__>(                 \
-      [](auto& hookforge_self, auto& hookforge_ctx)                        \
-          -> decltype(hookforge_self.method(hookforge_ctx)) {              \
-        return hookforge_self.method(hookforge_ctx);                       \
-      })
+// The points are spelled as parameter types of a function type, not as template
+// arguments: a misspelled point is then one error ("... has not been declared"),
+// where a template argument list adds "template argument N is invalid" and more.
+#define HOOKFORGE_HOOKS_INTO(method, ...)                                                  \
+  ::hookforge::detail::make_binding<#method>(                                              \
+      [](auto& hookforge_self, auto& hookforge_ctx)                                        \
+          -> decltype(hookforge_self.method(hookforge_ctx)) {                              \
+        return hookforge_self.method(hookforge_ctx);                                       \
+      },                                                                                   \
+      [] {                                                                                 \
+        using hookforge_points = void(::hookforge::detail::points_follow, __VA_ARGS__);   \
+        return static_cast<hookforge_points*>(nullptr);                                    \
+      }())

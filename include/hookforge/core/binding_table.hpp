@@ -1,6 +1,7 @@
 // hookforge/core/binding_table.hpp — a runner's resolved bindings, for people.
 //
-//   std::cout << runner.hooks().format_table();   // format_binding_table(name, points, rows)
+//   std::cout << runner.hooks().format_table();        // or, from rows you hold:
+//   hookforge::format_binding_table(name, hookforge::points_of<Runner>::names, rows);
 //
 //   TrainingEpochRunner
 //     on_post_backward
@@ -29,14 +30,14 @@ struct binding_row {
 };
 
 namespace detail {
-/// `text` left-aligned in `width` columns (never cut), as {fmt}'s "{:<width}".
-inline std::string padded(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
+/// Appends `text` left-aligned in `width` columns (never cut), as {fmt}'s "{:<width}".
+inline void append_padded(std::string& out, std::string_view text, std::size_t width) {
+  out.append(text);
+  if (text.size() < width) out.append(width - text.size(), ' ');
 }
 }  // namespace detail
 
-/// Render a component's table; `points` lists every point so unbound ones show too.
+/// Render a runner's table; `points` lists every point so unbound ones show too.
 // Plain string building: every hook_pack can print its table, and {fmt}'s
 // formatting header would weigh on every TU that dispatches.
 inline std::string format_binding_table(std::string_view component,
@@ -50,11 +51,17 @@ inline std::string format_binding_table(std::string_view component,
       if (!any) out.append("  ").append(p).append("\n");
       any = true;
       auto level = priority::name_of(r.priority) + " (" + std::to_string(r.priority) + ")";
-      out.append("    ").append(detail::padded(std::move(level), 18)).append(" ");
+      out.append("    ");
+      detail::append_padded(out, level, 18);
+      out.append(" ");
       out.append(r.hook).append("::").append(r.method);
       out.append(r.runtime ? "   [runtime]\n" : "\n");
     }
-    if (!any) out.append("  ").append(detail::padded(std::string(p), 28)).append(" -\n");
+    if (!any) {
+      out.append("  ");
+      detail::append_padded(out, p, 28);
+      out.append(" -\n");
+    }
   }
   return out;
 }

@@ -1,8 +1,9 @@
 // hookforge/core/checks.hpp — the compile-time checks made when hooks are attached to a runner.
 //
-// Each check is a function template whose parameters name the hook, the
-// handler's method, the point and the runner, so the compiler prints them in
-// the "In instantiation of ..." line right above the static_assert's text.
+// Each check (namespace check) is a function template whose parameters name the hook,
+// the handler's method, the point and the runner, so the compiler prints them in the
+// "In instantiation of ..." line right above the static_assert's text. What they are
+// given is worked out beforehand, per hook, in detail::attach_report.
 #pragma once
 
 #include <array>
@@ -15,99 +16,261 @@
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runner.hpp"
+#include "hookforge/core/type_name.hpp"
+
+// C++26 lets a static_assert print a message computed at compile time (P2741): there,
+// each check's message names the hook, method, runner and point itself, on one line.
+// Elsewhere (GCC 12, C++20) the fixed text refers to the template arguments, which the
+// compiler prints in the "In instantiation of" line above it.
+#if defined(__cpp_static_assert) && __cpp_static_assert >= 202306L
+#define HOOKFORGE_COMPOSED_MESSAGES 1
+#else
+#define HOOKFORGE_COMPOSED_MESSAGES 0
+#endif
 
 namespace hookforge {
 
 class runtime_hooks;
 
+namespace detail {
+
+/// A message composed at compile time (C++26 static_assert messages); long ones are cut.
+class static_message {
+ public:
+  constexpr static_message& operator<<(std::string_view part) {
+    for (char c : part)
+      if (length_ < sizeof text_) text_[length_++] = c;
+    return *this;
+  }
+  constexpr static_message& operator<<(int value) {
+    if (value < 0) *this << "-";
+    char digits[12]{};
+    int n = 0;
+    unsigned magnitude = value < 0 ? 0u - static_cast<unsigned>(value) : static_cast<unsigned>(value);
+    do digits[n++] = static_cast<char>('0' + magnitude % 10); while ((magnitude /= 10) != 0);
+    while (n > 0) *this << std::string_view(&digits[--n], 1);
+    return *this;
+  }
+  template <class... P>
+  constexpr static_message& operator<<(point_list<P...>) {
+    std::string_view separator;
+    ((*this << separator << P::name, separator = ", "), ...);
+    return *this;
+  }
+  constexpr const char* data() const { return text_; }
+  constexpr std::size_t size() const { return length_; }
+
+ private:
+  char text_[1024]{};
+  std::size_t length_ = 0;
+};
+
+/// A point's name; "-" for none (a check that passed).
+template <class P>
+constexpr std::string_view point_name() {
+  if constexpr (std::is_void_v<P>) return "-"; else return P::name;
+}
+
+}  // namespace detail
+
 namespace check {
+
+// hook_pack's constructor calls each check directly, with what the check reports on
+// as template arguments: GCC then prints the check (naming hook, method, runner and
+// point), the pack's constructor, the runner's and the user's line, and the message,
+// within ten lines. Keep it that way: every helper between adds a line.
 
 template <class Hook, class Runner, bool HasHandlers>
 constexpr void hook_has_handlers() {
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(HasHandlers, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << " declares no handlers, so attaching it to "
+                    << runner_name<Runner>() << " does nothing. Give it `static constexpr auto bindings "
+                    << "= hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, point...));`");
+#else
   static_assert(HasHandlers,
                 "hookforge: Hook declares no handlers, so attaching it to Runner does nothing. Give it "
                 "`static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, "
                 "point...));`");
+#endif
 }
 
 template <class Hook, int Priority, bool InRange>
 constexpr void priority_in_range() {
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(InRange, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << " has priority " << Priority
+                    << ", but a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
+#else
   static_assert(InRange,
                 "hookforge: a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
+#endif
 }
 
-template <class Hook, fixed_string Method, class Runner, bool BindsHere>
+template <class Hook, fixed_string Method, class Points, class Runner, bool BindsHere>
 constexpr void handler_binds_to_runner() {
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(BindsHere, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << "::" << Method.view() << " binds to "
+                    << Points{} << ", which " << runner_name<Runner>()
+                    << " does not expose. Was this hook attached to the wrong target?");
+#else
   static_assert(BindsHere,
                 "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
-                "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Runner: see "
-                "'with' above]");
+                "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
+                "see 'with' above]");
+#endif
 }
 
 template <class Hook, fixed_string Method, class Point, class Runner, bool Callable>
 constexpr void handler_takes_runner_context() {
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(Callable, detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
+                    << " cannot be called with the context of " << runner_name<Runner>() << " ("
+                    << type_name<context_of<Runner>>() << ") at " << detail::point_name<Point>()
+                    << ". Does it take another context type, or read a field this one lacks?");
+#else
   static_assert(Callable,
                 "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
                 "Point. Does it take another context type, or read a field this one lacks? [see "
                 "'with' above]");
+#endif
 }
 
-template <class HookA, class HookB, class Runner>
+template <class HookA, class HookB, class Runner, bool Distinct>
 constexpr void state_keys_distinct() {
-  static_assert(sizeof(HookA) == 0,
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(Distinct, detail::static_message{}
+                    << "hookforge: " << hook_name<HookA>() << " and " << hook_name<HookB>() << " on "
+                    << runner_name<Runner>() << " share the state key '" << state_key_of<HookA>()
+                    << "' (hooks with state_dict() or event-filter counts are saved by key). Give one "
+                    << "its own key with hookforge::keyed<\"name\">(hook).");
+#else
+  static_assert(Distinct,
                 "hookforge: two stateful hooks on this runner share a state key (hooks with "
                 "state_dict() or event-filter counts are saved by key). Give one its own key with "
                 "hookforge::keyed<\"name\">(hook).");
+#endif
+}
+
+template <class HookCtx, class Runner, bool Matches>
+constexpr void any_hook_context_matches() {
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(Matches, detail::static_message{}
+                    << "hookforge: an any_hook<" << type_name<HookCtx>() << "> cannot be attached to "
+                    << runner_name<Runner>() << ", whose handlers receive " << type_name<context_of<Runner>>()
+                    << ". Make the hook as hookforge::any_hook<" << type_name<context_of<Runner>>()
+                    << ">(...)");
+#else
+  static_assert(Matches,
+                "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
+                "another context type (Runner::Ctx). Make the hook as "
+                "hookforge::any_hook<Runner::Ctx>(...) [HookCtx, Runner: see 'with' above]");
+#endif
+}
+
+template <class Runner, bool TakesRuntimeHooks>
+constexpr void runner_takes_runtime_hooks() {
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(TakesRuntimeHooks, detail::static_message{}
+                    << "hookforge: " << runner_name<Runner>() << " has no slot for config-loaded hooks, "
+                    << "so attach() cannot take an any_hook. Construct it with hookforge::runtime_hooks{} "
+                    << "among its hooks, e.g. " << runner_name<Runner>()
+                    << " runner{hook, ..., hookforge::runtime_hooks{}}");
+#else
+  static_assert(TakesRuntimeHooks,
+                "hookforge: Runner has no slot for config-loaded hooks, so attach() cannot take an "
+                "any_hook. Construct it with hookforge::runtime_hooks{} among its hooks, e.g. "
+                "Runner runner{hook, ..., hookforge::runtime_hooks{}}");
+#endif
 }
 
 }  // namespace check
 
 namespace detail {
 
-/// The first point of B that Runner declares (void when none).
+/// Stands in for "no such binding" in a report.
+using no_binding = binding<"", void>;
+
+/// Does B bind to a point of Runner? A binding to no points is disabled, by request.
 template <class Runner, class B>
-struct first_match;
-template <class Runner, fixed_string M, class Inv, class... P>
-struct first_match<Runner, binding<M, Inv, P...>> {
-  template <class... Q>
-  struct pick { using type = void; };
-  template <class Q0, class... Q>
-  struct pick<Q0, Q...> {
-    using type = std::conditional_t<points_of<Runner>::template contains<Q0>, Q0,
-                                    typename pick<Q...>::type>;
-  };
-  using type = typename pick<P...>::type;
+constexpr bool binds_to() {
+  return []<class... P>(point_list<P...>) {
+    return sizeof...(P) == 0 || (points_of<Runner>::template contains<P> || ...);
+  }(typename B::points{});
+}
+
+/// Can the handler of B on Hook run at point P with the context Ctx? (Per point, though
+/// today a handler takes the context alone: the point is what the report names.)
+template <class Hook, class B, class P, class Ctx>
+inline constexpr bool handler_callable = std::is_invocable_v<typename B::invoker, Hook&, Ctx&>;
+
+template <class Runner, class... B>
+struct first_unbound {
+  using type = no_binding;
+};
+template <class Runner, class B0, class... B>
+struct first_unbound<Runner, B0, B...> {
+  using type = std::conditional_t<binds_to<Runner, B0>(), typename first_unbound<Runner, B...>::type, B0>;
 };
 
+/// The first point of Runner among P... where the handler of B cannot run (void when none).
+template <class Runner, class Hook, class B, class... P>
+struct first_uncallable_point {
+  using type = void;
+};
+template <class Runner, class Hook, class B, class P0, class... P>
+struct first_uncallable_point<Runner, Hook, B, P0, P...> {
+  using type = std::conditional_t<points_of<Runner>::template contains<P0> &&
+                                      !handler_callable<Hook, B, P0, context_of<Runner>>,
+                                  P0, typename first_uncallable_point<Runner, Hook, B, P...>::type>;
+};
 template <class Runner, class Hook, class B>
-constexpr void check_binding() {
-  if constexpr (B::points::size > 0) {  // a disabled handler binds nowhere, by request
-    using hit = typename first_match<Runner, B>::type;
-    check::handler_binds_to_runner<Hook, B::method_name, Runner, !std::is_void_v<hit>>();
-    if constexpr (!std::is_void_v<hit>)
-      check::handler_takes_runner_context<
-          Hook, B::method_name, hit, Runner,
-          std::is_invocable_v<typename B::invoker, Hook&, context_of<Runner>&>>();
-  }
-}
+struct uncallable_at;
+template <class Runner, class Hook, fixed_string M, class Inv, class... P>
+struct uncallable_at<Runner, Hook, binding<M, Inv, P...>> {
+  using type = typename first_uncallable_point<Runner, Hook, binding<M, Inv, P...>, P...>::type;
+};
 
+/// The first (binding, point) of Hook on Runner where the handler cannot take the context.
 template <class Runner, class Hook, class... B>
-constexpr void check_bindings(type_list<B...>) {
-  (check_binding<Runner, Hook, B>(), ...);
-}
+struct first_uncallable {
+  using binding = no_binding;
+  using point = void;
+};
+template <class Runner, class Hook, class B0, class... B>
+struct first_uncallable<Runner, Hook, B0, B...> {
+  using here = typename uncallable_at<Runner, Hook, B0>::type;
+  using rest = first_uncallable<Runner, Hook, B...>;
+  using binding = std::conditional_t<std::is_void_v<here>, typename rest::binding, B0>;
+  using point = std::conditional_t<std::is_void_v<here>, typename rest::point, here>;
+};
 
-/// Every check for one hook attached to Runner.
+template <class Runner, class Hook, class List>
+struct binding_report;
+template <class Runner, class Hook, class... B>
+struct binding_report<Runner, Hook, type_list<B...>> {
+  using unbound = typename first_unbound<Runner, B...>::type;
+  using uncallable = first_uncallable<Runner, Hook, B...>;
+};
+
+/// What the attach checks report on for one hook of Runner; the checks read it in
+/// hook_pack's constructor. The runtime slot passes every check.
 template <class Runner, class Hook>
-constexpr bool check_hook() {
-  if constexpr (std::is_same_v<Hook, runtime_hooks>) {
-    return true;
-  } else {
-    check::hook_has_handlers<Hook, Runner, has_bindings<Hook>>();
-    check::priority_in_range<Hook, priority_of<Hook>(), priority::in_range(priority_of<Hook>())>();
-    check_bindings<Runner, Hook>(bindings_of<Hook>{});
-    return true;
-  }
-}
+struct attach_report {
+  static constexpr bool skip = std::is_same_v<Hook, runtime_hooks>;
+  static constexpr bool has_handlers = skip || has_bindings<Hook>;
+  static constexpr int priority = skip ? priority::NORMAL : priority_of<Hook>();
+  static constexpr bool priority_ok = priority::in_range(priority);
+
+  using bindings = binding_report<Runner, Hook, std::conditional_t<skip, type_list<>, bindings_of<Hook>>>;
+  using unbound = typename bindings::unbound;
+  static constexpr bool binds_here = std::is_same_v<unbound, no_binding>;
+  using uncallable = typename bindings::uncallable::binding;
+  using uncallable_point = typename bindings::uncallable::point;
+  static constexpr bool callable = std::is_void_v<uncallable_point>;
+};
 
 /// The state keys of the persistent hooks among Hooks, in order.
 template <class... Hooks>
@@ -134,26 +297,16 @@ constexpr std::array<std::size_t, 2> duplicate_state_key() {
   return {npos, npos};
 }
 
-template <class Runner, class... Hooks>
-constexpr bool check_state_keys() {
-  if constexpr (sizeof...(Hooks) > 1) {
-    constexpr auto dup = duplicate_state_key<Hooks...>();
-    if constexpr (dup[0] != static_cast<std::size_t>(-1)) {
-      using list = type_list<Hooks...>;
-      check::state_keys_distinct<type_at_t<dup[0], list>, type_at_t<dup[1], list>, Runner>();
-    }
-  }
-  return true;
-}
-
-/// All attach checks for a runner's hook pack.
-template <class Runner, class... Hooks>
-constexpr bool check_pack() {
-  static_assert((std::size_t{std::is_same_v<Hooks, runtime_hooks>} + ... + 0) <= 1,
-                "hookforge: list hookforge::runtime_hooks at most once among a runner's hooks");
-  (check_hook<Runner, Hooks>(), ...);
-  return check_state_keys<Runner, Hooks...>();
-}
+/// The first two hooks among Hooks sharing a state key (void, void when none).
+template <class... Hooks>
+struct state_key_report {
+  static constexpr auto dup = duplicate_state_key<Hooks...>();
+  static constexpr bool distinct = dup[0] == static_cast<std::size_t>(-1);
+  using first = type_at_t<distinct ? 0 : dup[0] + 1, type_list<void, Hooks...>>;
+  using second = type_at_t<distinct ? 0 : dup[1] + 1, type_list<void, Hooks...>>;
+};
 
 }  // namespace detail
 }  // namespace hookforge
+
+#undef HOOKFORGE_COMPOSED_MESSAGES

@@ -149,7 +149,25 @@ class hook_pack {
   static constexpr bool takes_runtime_hooks = runtime_index < sizeof...(Hooks);
 
   explicit hook_pack(Hooks... hooks) : hooks_(std::move(hooks)...) {
-    detail::check_pack<Runner, Hooks...>();  // instantiating it runs the static_asserts
+    // The attach checks, called from here so that a failure is reported in a few lines
+    // that name the hook, its method, the point and the runner (see checks.hpp).
+    static_assert((std::size_t{std::is_same_v<Hooks, runtime_hooks>} + ... + 0) <= 1,
+                  "hookforge: list hookforge::runtime_hooks at most once among a runner's hooks");
+    (check::hook_has_handlers<Hooks, Runner, detail::attach_report<Runner, Hooks>::has_handlers>(), ...);
+    (check::priority_in_range<Hooks, detail::attach_report<Runner, Hooks>::priority,
+                              detail::attach_report<Runner, Hooks>::priority_ok>(),
+     ...);
+    (check::handler_binds_to_runner<Hooks, detail::attach_report<Runner, Hooks>::unbound::method_name,
+                                    typename detail::attach_report<Runner, Hooks>::unbound::points, Runner,
+                                    detail::attach_report<Runner, Hooks>::binds_here>(),
+     ...);
+    (check::handler_takes_runner_context<
+         Hooks, detail::attach_report<Runner, Hooks>::uncallable::method_name,
+         typename detail::attach_report<Runner, Hooks>::uncallable_point, Runner,
+         detail::attach_report<Runner, Hooks>::callable>(),
+     ...);
+    using keys = detail::state_key_report<Hooks...>;
+    check::state_keys_distinct<typename keys::first, typename keys::second, Runner, keys::distinct>();
   }
 
   /// Run every handler bound to point P, in order.
@@ -176,14 +194,17 @@ class hook_pack {
   }
 
   /// Attach a config-loaded hook; needs `runtime_hooks` among the pack's hooks.
+  // Not constrained: a runner without the slot, or a hook made for another context,
+  // gets hookforge's message naming the runner rather than "no matching function".
   template <class Ctx>
-  void attach(const any_hook<Ctx>& hook, attach_policy policy = {})
-    requires takes_runtime_hooks
-  {
-    static_assert(std::is_same_v<Ctx, context_of<Runner>>,
-                  "hookforge: this any_hook was made for another context type than the runner's Ctx");
-    constexpr auto keys = detail::static_state_keys<Hooks...>();
-    runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
+  void attach(const any_hook<Ctx>& hook, attach_policy policy = {}) {
+    constexpr bool same_context = std::is_same_v<Ctx, context_of<Runner>>;
+    check::runner_takes_runtime_hooks<Runner, takes_runtime_hooks>();
+    check::any_hook_context_matches<Ctx, Runner, same_context>();
+    if constexpr (takes_runtime_hooks && same_context) {
+      constexpr auto keys = detail::static_state_keys<Hooks...>();
+      runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
+    }
   }
 
   // auto&: runtime_hooks is only declared here, so its members are looked up on use.

@@ -3,7 +3,14 @@
 // List `hookforge::runtime_hooks` among a runner's hooks to let it take
 // `any_hook`s at run time. Attaching resolves each handler's points by name
 // against the runner's points; a handler that matches none produces the
-// SR-Forge warning (an exception in strict mode) before anything runs. Firing
+// SR-Forge warning (an exception in strict mode) before anything runs.
+//
+// Point names that may be misspelled (a config says "on_post_stpe") are named in
+// that report with the runner's closest points. A name that is no point of the runner
+// is legitimate when it is another runner's point (a multi-target hook), so it is
+// reported on its own only when it is no built-in point and lies within two edits of
+// one of the runner's points; when none of a handler's names match, every name that
+// is no built-in point is listed. Firing
 // costs one indirect call per bound handler, and only a size check when none is
 // bound to the point.
 #pragma once
@@ -16,11 +23,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "hookforge/core/order.hpp"
+#include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
 #include "hookforge/core/runtime/attach_policy.hpp"
 #include "hookforge/core/runtime/warning.hpp"
@@ -42,6 +51,52 @@ struct runtime_counts {
   std::vector<std::int64_t> (*save)(const void*);
   void (*load)(void*, const std::vector<std::int64_t>&);
 };
+
+namespace detail {
+
+/// Levenshtein distance between two names.
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The names in `candidates` nearest to `name` (all those at the least distance) and that distance.
+inline std::pair<std::vector<std::string_view>, std::size_t> closest_names(
+    std::string_view name, std::span<const std::string_view> candidates) {
+  std::vector<std::string_view> best;
+  std::size_t least = static_cast<std::size_t>(-1);
+  for (auto c : candidates) {
+    auto d = edit_distance(name, c);
+    if (d < least) best.clear(), least = d;
+    if (d == least) best.push_back(c);
+  }
+  return {best, least};
+}
+
+inline bool is_builtin_point(std::string_view name) {
+  const auto& names = points::builtin::names;
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// "'on_post_stpe' (closest point of R: on_post_step)".
+inline std::string describe_unknown_point(std::string_view name, std::span<const std::string_view> points,
+                                          std::string_view runner) {
+  auto closest = closest_names(name, points).first;
+  if (closest.empty()) return fmt::format("'{}'", name);
+  return fmt::format("'{}' (closest point of {}: {})", name, runner, fmt::join(closest, ", "));
+}
+
+}  // namespace detail
 
 class runtime_hooks {
  public:
@@ -84,12 +139,18 @@ class runtime_hooks {
     struct placement { std::size_t point; const detail::erased_handler* handler; };
     std::vector<placement> placed;
     std::vector<std::string_view> unmatched;
+    std::vector<std::string> unknown;  // point names of unmatched handlers that are no built-in point
+    std::vector<std::string> near_misses;
     for (const auto& h : hook.handlers) {
       if (h.points.empty()) continue;  // disabled by a bindings remap
       bool matched = false;
+      std::vector<std::string_view> foreign;
       for (const auto& name : h.points) {
         auto it = std::find(points.begin(), points.end(), name);
-        if (it == points.end()) continue;
+        if (it == points.end()) {
+          foreign.push_back(name);
+          continue;
+        }
         matched = true;
         if (!h.call)
           throw binding_error(fmt::format(
@@ -98,11 +159,25 @@ class runtime_hooks {
         placed.push_back({static_cast<std::size_t>(it - points.begin()), &h});
       }
       if (!matched) unmatched.push_back(h.method);
+      for (auto name : foreign) {
+        if (detail::is_builtin_point(name)) continue;
+        if (!matched)
+          unknown.push_back(detail::describe_unknown_point(name, points, runner));
+        else if (detail::closest_names(name, points).second <= 2)
+          near_misses.push_back(fmt::format(
+              "Handler {}::{} binds to {}, which is no point of {} nor a built-in point. Is it misspelled?",
+              hook.type_name, h.method, detail::describe_unknown_point(name, points, runner), runner));
+      }
     }
-    if (!unmatched.empty())
-      report(policy, fmt::format("Hook {} declares handler method(s) (['{}']) but {} exposes no "
-                                 "matching HookPoint. Was this hook attached to the wrong target?",
-                                 hook.type_name, fmt::join(unmatched, "', '"), runner));
+    if (!unmatched.empty()) {
+      auto text = fmt::format("Hook {} declares handler method(s) (['{}']) but {} exposes no "
+                              "matching HookPoint. Was this hook attached to the wrong target?",
+                              hook.type_name, fmt::join(unmatched, "', '"), runner);
+      if (!unknown.empty())
+        text += fmt::format(" Unknown point name(s): {}.", fmt::join(unknown, ", "));
+      report(policy, text);
+    }
+    for (const auto& text : near_misses) report(policy, text);
 
     handlers_.resize(std::max(handlers_.size(), points.size()));
     priorities_.resize(handlers_.size());

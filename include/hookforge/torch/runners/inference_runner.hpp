@@ -124,7 +124,11 @@ class InferenceRunner
     : public detail::inference_loop<InferenceRunner<Hooks...>, detail::criterion_need::none, Hooks...> {
  public:
   static constexpr std::string_view runner_name = "InferenceRunner";
-  using detail::inference_loop<InferenceRunner, detail::criterion_need::none, Hooks...>::inference_loop;
+  // Each runner has its own constructor, not the loop's inherited one, so the attach
+  // checks report from the user's line that constructs it.
+  explicit InferenceRunner(inference_options options, Hooks... hooks)
+      : detail::inference_loop<InferenceRunner, detail::criterion_need::none, Hooks...>(
+            std::move(options), std::move(hooks)...) {}
 };
 
 template <class... Hooks>
@@ -133,8 +137,9 @@ class ValidationEpochRunner
                                     Hooks...> {
  public:
   static constexpr std::string_view runner_name = "ValidationEpochRunner";
-  using detail::inference_loop<ValidationEpochRunner, detail::criterion_need::required,
-                               Hooks...>::inference_loop;
+  explicit ValidationEpochRunner(inference_options options, Hooks... hooks)
+      : detail::inference_loop<ValidationEpochRunner, detail::criterion_need::required, Hooks...>(
+            std::move(options), std::move(hooks)...) {}
 };
 
 template <class... Hooks>
@@ -142,7 +147,9 @@ class BenchmarkRunner
     : public detail::inference_loop<BenchmarkRunner<Hooks...>, detail::criterion_need::optional, Hooks...> {
  public:
   static constexpr std::string_view runner_name = "BenchmarkRunner";
-  using detail::inference_loop<BenchmarkRunner, detail::criterion_need::optional, Hooks...>::inference_loop;
+  explicit BenchmarkRunner(inference_options options, Hooks... hooks)
+      : detail::inference_loop<BenchmarkRunner, detail::criterion_need::optional, Hooks...>(
+            std::move(options), std::move(hooks)...) {}
 };
 
 template <class... H>
