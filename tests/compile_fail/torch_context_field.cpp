@@ -1,6 +1,7 @@
 // A hook that reads a field of the trainer's context, attached to a training runner at a
 // point the runner has: TrainingContext has no val_scores, so the handler cannot take it.
 #include <hookforge/torch.hpp>
+#include <torch/torch.h>
 
 namespace pts = hookforge::points;
 
