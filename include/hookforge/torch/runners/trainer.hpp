@@ -30,6 +30,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join lives here from fmt 11 on
 #include <ATen/core/ivalue.h>
 
 #include "hookforge/core/hook_pack.hpp"
