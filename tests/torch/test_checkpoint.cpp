@@ -17,38 +17,14 @@
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 
+#include "temp_files.hpp"
+
 namespace fs = std::filesystem;
 using hookforge::checkpoint_error;
 using hookforge::checkpoint_reader;
 using hookforge::checkpoint_writer;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() / ("hookforge_ckpt_test_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<std::string> files() const {
-    std::vector<std::string> out;
-    for (const auto& f : fs::directory_iterator(path)) out.push_back(f.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // Catches the checkpoint_error `fn` must throw and returns its message.
 template <class F>
@@ -105,7 +81,7 @@ void check_same_tensors(const torch::OrderedDict<std::string, torch::Tensor>& a,
 // to A, with A's options in every group and in the defaults.
 template <class Opt, class Options>
 void check_resume_is_exact(const Options& trained, const Options& fresh, bool two_groups = true) {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "run.ckpt";
 
   auto a = make_model(1);
@@ -143,7 +119,7 @@ void check_resume_is_exact(const Options& trained, const Options& fresh, bool tw
 }  // namespace
 
 TEST_CASE("checkpoint: module round trip (parameters and buffers)", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "model.ckpt";
   auto a = make_model(1);
   a->forward(torch::randn({5, 4}));  // moves the BatchNorm running stats
@@ -203,7 +179,7 @@ TEST_CASE("checkpoint: AdamW, RMSprop, Adagrad and LBFGS resume exactly", "[chec
 }
 
 TEST_CASE("checkpoint: state_dict sections keep IValue types", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "state.ckpt";
   const auto tensor = torch::arange(6, torch::kFloat64).reshape({2, 3});
   hookforge::state_map state{{"step", c10::IValue(std::int64_t{1234567890123})},
@@ -230,7 +206,7 @@ TEST_CASE("checkpoint: state_dict sections keep IValue types", "[checkpoint]") {
 }
 
 TEST_CASE("checkpoint: counters, doubles, section listing", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "c.ckpt";
   checkpoint_writer w;
   w.add_int("step", -42).add_double("best", 0.1).add_int("epoch", std::int64_t{1} << 40);
@@ -251,7 +227,7 @@ TEST_CASE("checkpoint: counters, doubles, section listing", "[checkpoint]") {
 }
 
 TEST_CASE("checkpoint: RNG state restores the random stream", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "rng.ckpt";
   torch::manual_seed(3);
   (void)torch::randn({7});
@@ -276,7 +252,7 @@ TEST_CASE("checkpoint: RNG state restores the random stream", "[checkpoint]") {
 
 TEST_CASE("checkpoint: loading into a different model names the tensors and shapes",
           "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "small.ckpt";
   checkpoint_writer{}.add_module("model", torch::nn::Linear(4, 3)).save(file);
   checkpoint_reader ckpt(file);
@@ -307,7 +283,7 @@ TEST_CASE("checkpoint: loading into a different model names the tensors and shap
 }
 
 TEST_CASE("checkpoint: optimizer mismatches are reported", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "opt.ckpt";
   torch::nn::Linear model(4, 3);
   torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(0.1));
@@ -332,7 +308,7 @@ TEST_CASE("checkpoint: optimizer mismatches are reported", "[checkpoint]") {
 }
 
 TEST_CASE("checkpoint: missing sections and wrong kinds", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "s.ckpt";
   checkpoint_writer{}.add_module("model", torch::nn::Linear(2, 2)).add_int("step", 5).save(file);
   checkpoint_reader ckpt(file);
@@ -348,7 +324,7 @@ TEST_CASE("checkpoint: missing sections and wrong kinds", "[checkpoint]") {
 }
 
 TEST_CASE("checkpoint: unreadable files name the path", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto nope = dir.path / "does_not_exist.ckpt";
   const auto msg = error_of([&] { checkpoint_reader{nope}; });
   CHECK_THAT(msg, Catch::Contains(nope.string()));
@@ -367,10 +343,10 @@ TEST_CASE("checkpoint: unreadable files name the path", "[checkpoint]") {
 }
 
 TEST_CASE("atomic file: a throwing writer leaves the previous file and no temp", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "out.txt";
   hookforge::write_file_atomically(file, "old contents");
-  CHECK(read_text(file) == "old contents");
+  CHECK(tfx::read_bytes(file) == "old contents");
 
   CHECK_THROWS_WITH(hookforge::write_file_atomically(file,
                                                      [](const fs::path& tmp) {
@@ -378,15 +354,15 @@ TEST_CASE("atomic file: a throwing writer leaves the previous file and no temp",
                                                        throw std::runtime_error("disk on fire");
                                                      }),
                     "disk on fire");
-  CHECK(read_text(file) == "old contents");
+  CHECK(tfx::read_bytes(file) == "old contents");
   CHECK(dir.files() == std::vector<std::string>{"out.txt"});
 
   // A writer that does not create the file is an error too; success replaces the file.
   CHECK_THROWS_AS(hookforge::write_file_atomically(file, [](const fs::path&) {}),
                   fs::filesystem_error);
-  CHECK(read_text(file) == "old contents");
+  CHECK(tfx::read_bytes(file) == "old contents");
   hookforge::write_file_atomically(file, [](const fs::path& tmp) { std::ofstream(tmp) << "new"; });
-  CHECK(read_text(file) == "new");
+  CHECK(tfx::read_bytes(file) == "new");
   CHECK(dir.files() == std::vector<std::string>{"out.txt"});
 
   CHECK_THROWS_AS(hookforge::write_file_atomically(dir.path / "no_dir" / "x.txt", "x"),
@@ -394,21 +370,21 @@ TEST_CASE("atomic file: a throwing writer leaves the previous file and no temp",
 }
 
 TEST_CASE("checkpoint: a failed save keeps the previous checkpoint intact", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "last.ckpt";
   checkpoint_writer{}.add_int("step", 1).save(file);
-  const auto previous = read_text(file);
+  const auto previous = tfx::read_bytes(file);
 
   // Half a new checkpoint written, then the writer dies.
   const auto other = dir.path / "other.ckpt";
   checkpoint_writer{}.add_int("step", 2).add_module("model", torch::nn::Linear(8, 8)).save(other);
-  const auto next = read_text(other);
+  const auto next = tfx::read_bytes(other);
   fs::remove(other);
   CHECK_THROWS(hookforge::write_file_atomically(file, [&](const fs::path& tmp) {
     std::ofstream(tmp, std::ios::binary) << next.substr(0, next.size() / 2);
     throw std::runtime_error("killed");
   }));
-  CHECK(read_text(file) == previous);
+  CHECK(tfx::read_bytes(file) == previous);
   CHECK(checkpoint_reader(file).load_int("step") == 1);
   CHECK(dir.files() == std::vector<std::string>{"last.ckpt"});
 
@@ -419,7 +395,7 @@ TEST_CASE("checkpoint: a failed save keeps the previous checkpoint intact", "[ch
   const auto msg = error_of(
       [&] { checkpoint_writer{}.add_int("step", 2).add_state("bad", unpicklable).save(file); });
   CHECK_THAT(msg, Catch::Contains("cannot save checkpoint '" + file.string() + "'"));
-  CHECK(read_text(file) == previous);
+  CHECK(tfx::read_bytes(file) == previous);
   CHECK(dir.files() == std::vector<std::string>{"last.ckpt"});
 
   // A save into a missing directory throws and creates nothing.

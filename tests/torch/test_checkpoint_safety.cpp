@@ -27,38 +27,14 @@
 #include "hookforge/torch/io/checkpoint_format.hpp"
 #include "hookforge/torch/io/crc32.hpp"
 
+#include "temp_files.hpp"
+
 namespace fs = std::filesystem;
 using hookforge::checkpoint_error;
 using hookforge::checkpoint_reader;
 using hookforge::checkpoint_writer;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("hookforge_ckpt_safety_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<std::string> files() const {
-    std::vector<std::string> out;
-    for (const auto& f : fs::directory_iterator(path)) out.push_back(f.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void write_bytes(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
@@ -163,10 +139,10 @@ TEST_CASE("crc32: standard check values, streaming", "[checkpoint]") {
 
 TEST_CASE("checkpoint: the file starts with the checksummed header", "[checkpoint]") {
   namespace layout = hookforge::detail::ckpt;
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "h.ckpt";
   checkpoint_writer{}.add_int("step", 3).save(file);
-  const auto bytes = read_bytes(file);
+  const auto bytes = tfx::read_bytes(file);
   REQUIRE(bytes.size() > layout::header_size);
   CHECK(bytes.substr(0, 16) == "hookforge-ckpt\r\n");
   layout::header_bytes header{};
@@ -184,12 +160,12 @@ TEST_CASE("checkpoint: a save that runs out of space throws and keeps the previo
           "[checkpoint]") {
   // RLIMIT_FSIZE makes write() fail with EFBIG past the limit, as a full disk fails with
   // ENOSPC; SIGXFSZ ignored so that the error reaches the writer. One child per limit.
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "last.ckpt";
   torch::manual_seed(1);
   torch::nn::Linear old_model(16, 16), new_model(64, 64);
   checkpoint_writer{}.add_module("model", old_model).add_int("step", 1).save(file);
-  const auto previous = read_bytes(file);
+  const auto previous = tfx::read_bytes(file);
   checkpoint_writer{}.add_module("model", new_model).add_int("step", 2).save(dir.path / "full.ckpt");
   const auto full_size = static_cast<rlim_t>(fs::file_size(dir.path / "full.ckpt"));
   fs::remove(dir.path / "full.ckpt");
@@ -222,7 +198,7 @@ TEST_CASE("checkpoint: a save that runs out of space throws and keeps the previo
     REQUIRE(child.code == 1);
     CHECK_THAT(child.output, Catch::Contains("cannot write '" + file.string() + "'"));
     CHECK_THAT(child.output, Catch::Contains("File too large"));
-    CHECK(read_bytes(file) == previous);
+    CHECK(tfx::read_bytes(file) == previous);
     CHECK(dir.files() == std::vector<std::string>{"last.ckpt"});
   }
   torch::nn::Linear loaded(16, 16);
@@ -243,7 +219,7 @@ TEST_CASE("checkpoint: a save that runs out of space throws and keeps the previo
 }
 
 TEST_CASE("checkpoint: every flipped byte is detected", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto good = dir.path / "good.ckpt";
   torch::manual_seed(2);
   torch::nn::Linear model(6, 5);
@@ -252,7 +228,7 @@ TEST_CASE("checkpoint: every flipped byte is detected", "[checkpoint]") {
       .add_int("step", 77)
       .add_state("trainer", {{"completed_epochs", c10::IValue(std::int64_t{4})}})
       .save(good);
-  const auto bytes = read_bytes(good);
+  const auto bytes = tfx::read_bytes(good);
   const auto bad = dir.path / "bad.ckpt";
 
   // Flipped in place (one pwrite, then put back): rewriting the file thousands of times
@@ -304,10 +280,10 @@ TEST_CASE("checkpoint: every flipped byte is detected", "[checkpoint]") {
 }
 
 TEST_CASE("checkpoint: truncated and extended files are errors naming the file", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto good = dir.path / "good.ckpt";
   checkpoint_writer{}.add_module("model", torch::nn::Linear(3, 3)).save(good);
-  const auto bytes = read_bytes(good);
+  const auto bytes = tfx::read_bytes(good);
   const auto bad = dir.path / "bad.ckpt";
   for (const std::size_t keep : {std::size_t{0}, std::size_t{10}, std::size_t{35}, std::size_t{36},
                                  bytes.size() / 2, bytes.size() - 1}) {
@@ -322,7 +298,7 @@ TEST_CASE("checkpoint: truncated and extended files are errors naming the file",
 }
 
 TEST_CASE("checkpoint: version 1 files (no header, no checksum) still load", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "v1.ckpt";
   {  // the layout version 1 wrote: the bare archive
     torch::serialize::OutputArchive root, sections, step;
@@ -340,7 +316,7 @@ TEST_CASE("checkpoint: version 1 files (no header, no checksum) still load", "[c
 }
 
 TEST_CASE("checkpoint: load_state_value names file, section and key", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "s.ckpt";
   checkpoint_writer{}
       .add_state("trainer", {{"completed_epochs", c10::IValue(std::int64_t{3})},
@@ -368,7 +344,7 @@ TEST_CASE("checkpoint: load_state_value names file, section and key", "[checkpoi
 
 TEST_CASE("atomic file: saves remove the stale temps of dead writers, not live ones",
           "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "last.ckpt";
   const auto temp_of = [&](const std::string& suffix) {
     const auto p = dir.path / ("last.ckpt.tmp." + suffix);
@@ -412,7 +388,7 @@ TEST_CASE("atomic file: saves remove the stale temps of dead writers, not live o
 
 TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no temps after "
           "the next save", "[checkpoint]") {
-  temp_dir dir;
+  tfx::temp_dir dir;
   const auto file = dir.path / "last.ckpt";
   torch::manual_seed(3);
   torch::nn::Linear even(128, 128), odd(128, 128);

@@ -4,11 +4,11 @@
 // checkpoints and exact resume work on the device.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "fixtures.hpp"
+#include "temp_files.hpp"
 
 using namespace hookforge;
 using namespace tfx;
@@ -84,9 +84,8 @@ TEST_CASE("CUDA: float16 autocast with loss scaling still learns", "[cuda][amp]"
 
 TEST_CASE("CUDA: 2 epochs + checkpoint + 2 epochs equal 4 epochs, bit for bit", "[cuda][resume]") {
   if (!have_cuda()) return;
-  const auto dir = std::filesystem::temp_directory_path() / "hookforge_cuda_resume";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "run.ckpt";
+  tfx::temp_dir dir("hookforge_cuda_resume");
+  const auto path = dir.path / "run.ckpt";
   auto data = on_gpu(regression_data(4, 16, 0.05, 3));
   auto val_data = on_gpu(regression_data(1, 16, 0.05, 4));
 
@@ -108,5 +107,4 @@ TEST_CASE("CUDA: 2 epochs + checkpoint + 2 epochs equal 4 epochs, bit for bit", 
   run(2, true, false);
   const auto resumed = run(4, false, true);
   CHECK(same(straight, resumed));
-  std::filesystem::remove_all(dir);
 }
