@@ -31,16 +31,20 @@ struct Mixed {
   void plain(Ctx& ctx) { ctx.log.push_back("plain"); }
   void tagged(Ctx& ctx, pts::on_post_step) { ctx.log.push_back("tagged"); }
   void both(Ctx& ctx) { ctx.log.push_back("both:untold"); }
-  void both(Ctx& ctx, auto point) { ctx.log.push_back("both:" + std::string(decltype(point)::name)); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(plain, pts::on_post_step),
-                                                       HOOKFORGE_HOOKS_INTO(tagged, pts::on_post_step),
-                                                       HOOKFORGE_HOOKS_INTO(both, pts::on_post_step));
+  void both(Ctx& ctx, auto point) {
+    ctx.log.push_back("both:" + std::string(decltype(point)::name));
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(plain, pts::on_post_step),
+                          HOOKFORGE_HOOKS_INTO(tagged, pts::on_post_step),
+                          HOOKFORGE_HOOKS_INTO(both, pts::on_post_step));
 };
 
 /// Takes only the tag of on_post_step.
 struct StepOnly {
   void log(Ctx& ctx, pts::on_post_step) { ctx.log.push_back("step only"); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_post_step));
 };
 
 template <class Hook>
@@ -70,7 +74,8 @@ TEST_CASE("the attach check tests a handler with the point it would be told", "[
   STATIC_REQUIRE(!handler_callable_at<invoker_of<StepOnly>, StepOnly, Ctx, pts::on_epoch_start>);
   STATIC_REQUIRE(handler_callable_at<invoker_of<PointLogger>, PointLogger, Ctx, on_pre_attack>);
   // The point of the report: rebinding StepOnly to a second point is refused at attach.
-  using Rebound = decltype(hookforge::rebind<"log", pts::on_post_step, pts::on_epoch_start>(StepOnly{}));
+  using Rebound =
+      decltype(hookforge::rebind<"log", pts::on_post_step, pts::on_epoch_start>(StepOnly{}));
   using report = hookforge::detail::attach_report<Runner<Rebound>, Rebound>;
   STATIC_REQUIRE(!report::callable);
   STATIC_REQUIRE(std::is_same_v<report::uncallable_point, pts::on_epoch_start>);
@@ -97,11 +102,12 @@ TEST_CASE("runtime: a point-taking handler is told the point by name", "[point_t
   Ctx ctx;
   runner.fire<pts::on_epoch_start>(ctx);
   runner.fire<pts::on_post_step>(ctx);
-  CHECK(ctx.log == std::vector<std::string>{"on_epoch_start", "start", "on_post_step", "step", "plain",
-                                            "tagged", "both:on_post_step"});
+  CHECK(ctx.log == std::vector<std::string>{"on_epoch_start", "start", "on_post_step", "step",
+                                            "plain", "tagged", "both:on_post_step"});
 }
 
-TEST_CASE("runtime: handlers taking the context alone keep one trampoline", "[point_tag][runtime]") {
+TEST_CASE("runtime: handlers taking the context alone keep one trampoline",
+          "[point_tag][runtime]") {
   const any_hook<Ctx> hook(Mixed{});
   const auto& handlers = hook.erased().handlers;
   REQUIRE(handlers.size() == 3);
@@ -117,11 +123,13 @@ TEST_CASE("runtime: handlers taking the context alone keep one trampoline", "[po
   CHECK(handlers[2].point_calls.size() == hookforge::points::builtin::size);
 }
 
-TEST_CASE("runtime: a remap to a built-in point tells the handler that point", "[point_tag][runtime]") {
+TEST_CASE("runtime: a remap to a built-in point tells the handler that point",
+          "[point_tag][runtime]") {
   Runner runner{hookforge::runtime_hooks{}};
   hookforge::hook_options options;
   options.bindings["log"] = {"on_post_step"};
-  runner.hooks().attach(any_hook<Ctx>(hookforge::rebind<"log", on_pre_attack>(PointLogger{}), options));
+  auto moved = hookforge::rebind<"log", on_pre_attack>(PointLogger{});
+  runner.hooks().attach(any_hook<Ctx>(moved, options));
   options.bindings["both"] = {"on_pre_attack"};  // unknown to Mixed: it runs untold there
   options.bindings.erase("log");
   runner.hooks().attach(any_hook<Ctx>(Mixed{}, options));
@@ -154,6 +162,6 @@ TEST_CASE("runtime: a remap to a point the hook cannot know is an error for a ta
   // Known type, wrong tag: the usual message.
   options.bindings["log"] = {"on_epoch_start"};
   CHECK_THROWS_WITH(runner.hooks().attach(any_hook<Ctx>(StepOnly{}, options)),
-                    Catch::Contains("StepOnly::log cannot be called with the context of TestRunner at "
-                                    "point on_epoch_start"));
+                    Catch::Contains("StepOnly::log cannot be called with the context of "
+                                    "TestRunner at point on_epoch_start"));
 }

@@ -129,7 +129,8 @@ inline constexpr bool handler_takes_point = std::is_invocable_v<Invoker, H&, Ctx
 /// Can the handler behind Invoker run at P: with the tag, or with the context alone?
 template <class Invoker, class H, class Ctx, class P>
 inline constexpr bool handler_callable_at =
-    std::disjunction_v<std::is_invocable<Invoker, H&, Ctx&, P>, std::is_invocable<Invoker, H&, Ctx&>>;
+    std::disjunction_v<std::is_invocable<Invoker, H&, Ctx&, P>,
+                       std::is_invocable<Invoker, H&, Ctx&>>;
 }  // namespace detail
 
 /// Does H declare at least one binding?

@@ -218,7 +218,8 @@ class any_hook {
          std::string(B::method),
          {B::points::names.begin(), B::points::names.end()},
          detail::caller_for<H, typename B::invoker, Ctx>(),
-         detail::point_calls_for<H, typename B::invoker, Ctx>(typename B::points{}, points::builtin{})}),
+         detail::point_calls_for<H, typename B::invoker, Ctx>(typename B::points{},
+                                                              points::builtin{})}),
      ...);
   }
 

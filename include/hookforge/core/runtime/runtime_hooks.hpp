@@ -136,7 +136,11 @@ class runtime_hooks {
               attach_policy policy = {}) {
     check_state_key(hook, taken_keys, runner);
 
-    struct placement { std::size_t point; const detail::erased_handler* handler; detail::erased_call call; };
+    struct placement {
+      std::size_t point;
+      const detail::erased_handler* handler;
+      detail::erased_call call;  ///< the one for this point (see erased_handler::call_at)
+    };
     std::vector<placement> placed;
     std::vector<std::string_view> unmatched;
     std::vector<std::string> unknown;  // point names of unmatched handlers that are no built-in point
