@@ -1,7 +1,7 @@
 // hookforge/core/binding.hpp — a hook's declared bindings: which method fires at which points.
 //
 //   struct GradientNormLogger {
-//     void log_grad_norm(auto& ctx);
+//     void log_grad_norm(auto& ctx);        // or (auto& ctx, auto point): told which point fired
 //     static constexpr auto bindings = hookforge::bindings(
 //         HOOKFORGE_HOOKS_INTO(log_grad_norm, points::on_post_backward,
 //                              points::on_post_d_backward, points::on_post_g_backward));
@@ -25,7 +25,9 @@
 
 namespace hookforge {
 
-/// Method `Method` of a hook, called through `Invoker{}(hook, ctx)`, fired at `Points...`.
+/// Method `Method` of a hook, fired at `Points...`. `Invoker{}(hook, ctx, P{})` calls it
+/// with the point tag, `Invoker{}(hook, ctx)` without; each is invocable only where the
+/// method takes those arguments, and dispatch prefers the tag (see detail::handler_takes_point).
 /// No points means the binding is disabled (see `rebind`).
 template <fixed_string Method, class Invoker, point... Points>
 struct binding {
@@ -69,6 +71,14 @@ struct to_type_list<boost::hana::tuple<B...>> {
 /// Leads the parameter list HOOKFORGE_HOOKS_INTO spells its points in (see the macro).
 struct points_follow {};
 
+/// The macro's invoker: the overload set of its two calls, (self, ctx) and (self, ctx, point).
+template <class... Calls>
+struct handler_invoker : Calls... {
+  using Calls::operator()...;
+};
+template <class... Calls>
+handler_invoker(Calls...) -> handler_invoker<Calls...>;
+
 template <fixed_string Method, class Invoker, class... P>
 constexpr auto make_binding(Invoker, void (*)(points_follow, P...)) {
   static_assert(std::is_empty_v<Invoker>,
@@ -110,6 +120,17 @@ constexpr bool has_handler_named() {
     return ((B::method == Method.view()) || ...);
   }(bindings_of<H>{});
 }
+
+/// Does the handler behind Invoker take the point tag P after the context? Dispatch then
+/// calls it so, even where it could also take the context alone.
+template <class Invoker, class H, class Ctx, class P>
+inline constexpr bool handler_takes_point = std::is_invocable_v<Invoker, H&, Ctx&, P>;
+
+/// Can the handler behind Invoker run at P: with the tag, or with the context alone?
+template <class Invoker, class H, class Ctx, class P>
+inline constexpr bool handler_callable_at =
+    std::disjunction_v<std::is_invocable<Invoker, H&, Ctx&, P>,
+                       std::is_invocable<Invoker, H&, Ctx&>>;
 }  // namespace detail
 
 /// Does H declare at least one binding?
@@ -145,7 +166,9 @@ constexpr auto list_bindings() {
 
 }  // namespace hookforge
 
-/// A binding of the hook's method `method` to one or several points.
+/// A binding of the hook's method `method` to one or several points. The method takes
+/// the context, and optionally the point tag after it: `method(ctx, point)` is called
+/// where valid, else `method(ctx)`.
 /// Declare the handler's return type (e.g. `void`) so a mismatched context is
 /// reported by hookforge's check rather than deep inside the handler.
 // The points are spelled as parameter types of a function type, not as template
@@ -153,10 +176,15 @@ constexpr auto list_bindings() {
 // where a template argument list adds "template argument N is invalid" and more.
 #define HOOKFORGE_HOOKS_INTO(method, ...)                                                  \
   ::hookforge::detail::make_binding<#method>(                                              \
-      [](auto& hookforge_self, auto& hookforge_ctx)                                        \
-          -> decltype(hookforge_self.method(hookforge_ctx)) {                              \
-        return hookforge_self.method(hookforge_ctx);                                       \
-      },                                                                                   \
+      ::hookforge::detail::handler_invoker{                                                \
+          [](auto& hookforge_self, auto& hookforge_ctx)                                    \
+              -> decltype(hookforge_self.method(hookforge_ctx)) {                          \
+            return hookforge_self.method(hookforge_ctx);                                   \
+          },                                                                               \
+          [](auto& hookforge_self, auto& hookforge_ctx, auto hookforge_point)              \
+              -> decltype(hookforge_self.method(hookforge_ctx, hookforge_point)) {         \
+            return hookforge_self.method(hookforge_ctx, hookforge_point);                  \
+          }},                                                                              \
       [] {                                                                                 \
         using hookforge_points = void(::hookforge::detail::points_follow, __VA_ARGS__);   \
         return static_cast<hookforge_points*>(nullptr);                                    \

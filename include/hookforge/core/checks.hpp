@@ -201,10 +201,9 @@ constexpr bool binds_to() {
   }(typename B::points{});
 }
 
-/// Can the handler of B on Hook run at point P with the context Ctx? (Per point, though
-/// today a handler takes the context alone: the point is what the report names.)
+/// Can the handler of B on Hook run at point P with the context Ctx (told P, or not)?
 template <class Hook, class B, class P, class Ctx>
-inline constexpr bool handler_callable = std::is_invocable_v<typename B::invoker, Hook&, Ctx&>;
+inline constexpr bool handler_callable = handler_callable_at<typename B::invoker, Hook, Ctx, P>;
 
 template <class Runner, class... B>
 struct first_unbound {

@@ -182,14 +182,14 @@ class hook_pack {
     constexpr auto& order = detail::dispatch_order_v<points_of<Runner>, P, Hooks...>;
     constexpr auto seq = std::make_index_sequence<order.size()>{};
     if constexpr (!takes_runtime_hooks) {
-      fire_static<order>(ctx, seq);
+      fire_static<order, P>(ctx, seq);
     } else {
       constexpr auto point = points_of<Runner>::template index_of<P>;
       auto dynamic = runtime().at(point);
       if (dynamic.empty())
-        fire_static<order>(ctx, seq);
+        fire_static<order, P>(ctx, seq);
       else
-        fire_merged<order>(ctx, dynamic, runtime().priorities_at(point), seq);
+        fire_merged<order, P>(ctx, dynamic, runtime().priorities_at(point), seq);
     }
   }
 
@@ -263,20 +263,22 @@ class hook_pack {
  private:
   // always_inline: firing must stay a sequence of direct calls even when the same
   // point is fired from several places (GCC's heuristics may otherwise outline it).
-  template <std::size_t K, auto& Order, class Ctx>
+  template <std::size_t K, auto& Order, class P, class Ctx>
   [[gnu::always_inline]] inline void call(Ctx& ctx) {
     constexpr auto slot = Order[K];
     using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
-    using B = detail::type_at_t<slot.binding, bindings_of<H>>;
-    // A handler that cannot take this context is reported by the attach checks;
-    // skipping the call here keeps that report the only error.
-    if constexpr (std::is_invocable_v<typename B::invoker, H&, Ctx&>)
-      typename B::invoker{}(std::get<slot.hook>(hooks_), ctx);
+    using Invoker = typename detail::type_at_t<slot.binding, bindings_of<H>>::invoker;
+    // The handler is told the point where it takes the tag. One that cannot run here
+    // is reported by the attach checks; skipping the call keeps that report the only error.
+    if constexpr (detail::handler_takes_point<Invoker, H, Ctx, P>)
+      Invoker{}(std::get<slot.hook>(hooks_), ctx, P{});
+    else if constexpr (std::is_invocable_v<Invoker, H&, Ctx&>)
+      Invoker{}(std::get<slot.hook>(hooks_), ctx);
   }
 
-  template <auto& Order, class Ctx, std::size_t... K>
+  template <auto& Order, class P, class Ctx, std::size_t... K>
   [[gnu::always_inline]] inline void fire_static(Ctx& ctx, std::index_sequence<K...>) {
-    (call<K, Order>(ctx), ...);
+    (call<K, Order, P>(ctx), ...);
   }
 
   // A runtime handler can run just before slot K only where order.hpp's rule lets
@@ -289,7 +291,7 @@ class hook_pack {
       return detail::may_fall_between(Order[K - 1].key(), Order[K].key(), runtime_index);
   }
 
-  template <auto& Order, class Ctx, class Handlers, class Priorities, std::size_t... K>
+  template <auto& Order, class P, class Ctx, class Handlers, class Priorities, std::size_t... K>
   void fire_merged(Ctx& ctx, Handlers dynamic, Priorities priorities, std::index_sequence<K...>) {
     std::size_t r = 0;
     [[maybe_unused]] auto run_dynamic_before = [&](int priority, std::size_t hook) {
@@ -299,7 +301,7 @@ class hook_pack {
       }
     };
     ((dynamic_may_run_before<Order, K>() ? run_dynamic_before(Order[K].priority, Order[K].hook) : void(),
-      call<K, Order>(ctx)),
+      call<K, Order, P>(ctx)),
      ...);
     for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
   }

@@ -5,6 +5,9 @@
 // names it binds to and a plain function pointer that calls it with a `Ctx`.
 // Points are matched by name when the hook is attached to a runner (see
 // runtime_hooks.hpp), so a config can bind to points this code never names.
+// A handler that takes the point tag needs the point's type, which only this code
+// knows: it gets one function pointer per point it may be told, its declared points
+// and the built-in ones, picked by name at attach.
 #pragma once
 
 #include <any>
@@ -21,6 +24,8 @@
 
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/hook_traits.hpp"
+#include "hookforge/core/point.hpp"
+#include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/core/type_name.hpp"
@@ -43,10 +48,33 @@ namespace detail {
 
 using erased_call = void (*)(void* hook, void* ctx);
 
+/// A handler's call told the point `point` (a point-taking handler; null where it cannot run).
+struct point_call {
+  std::string_view point;
+  erased_call call;
+};
+
 struct erased_handler {
   std::string method;
   std::vector<std::string> points;
-  erased_call call;  ///< null when the handler cannot take this context type
+  erased_call call;  ///< with the context alone; null when the handler cannot be called so
+  /// Empty unless the handler takes the point tag: then one per point it may be told.
+  std::vector<point_call> point_calls;
+
+  /// The call for `point`: told it where the handler takes the tag, else with the
+  /// context alone (null when neither can run).
+  erased_call call_at(std::string_view point) const {
+    for (const auto& c : point_calls)
+      if (c.point == point && c.call) return c.call;
+    return call;
+  }
+  /// Does the handler take the tag, and `point` is none it can be told (its type unknown)?
+  bool needs_unknown_point(std::string_view point) const {
+    if (point_calls.empty()) return false;
+    for (const auto& c : point_calls)
+      if (c.point == point) return false;
+    return true;
+  }
 };
 
 /// The context-independent part of an any_hook.
@@ -63,18 +91,39 @@ struct erased_hook {
   void (*load_counts)(void*, const std::vector<std::int64_t>&) = nullptr;
 };
 
-template <class H, class Invoker, class Ctx>
+template <class H, class Invoker, class Ctx, class... Point>
 void call_handler(void* hook, void* ctx) {
-  Invoker{}(*static_cast<H*>(hook), *static_cast<Ctx*>(ctx));
+  Invoker{}(*static_cast<H*>(hook), *static_cast<Ctx*>(ctx), Point{}...);
 }
 
-/// The trampoline for one handler, or null when it cannot take a `Ctx`.
-template <class H, class Invoker, class Ctx>
+/// The trampoline for one handler, told `Point...` (none or one), or null when it cannot
+/// be called so with a `Ctx`.
+template <class H, class Invoker, class Ctx, class... Point>
 constexpr erased_call caller_for() {
-  if constexpr (std::is_invocable_v<Invoker, H&, Ctx&>)
-    return &call_handler<H, Invoker, Ctx>;
+  if constexpr (std::is_invocable_v<Invoker, H&, Ctx&, Point...>)
+    return &call_handler<H, Invoker, Ctx, Point...>;
   else
     return nullptr;
+}
+
+/// One trampoline per point a handler may be told (its declared points and the built-in
+/// ones, each once); empty when it takes the tag at none of them.
+template <class H, class Invoker, class Ctx, class... Declared, class... Builtin>
+std::vector<point_call> point_calls_for(point_list<Declared...>, point_list<Builtin...>) {
+  if constexpr (!std::disjunction_v<std::is_invocable<Invoker, H&, Ctx&, Declared>...,
+                                    std::is_invocable<Invoker, H&, Ctx&, Builtin>...>) {
+    return {};
+  } else {
+    std::vector<point_call> calls;
+    auto add = [&](std::string_view name, erased_call call) {
+      for (const auto& c : calls)
+        if (c.point == name) return;
+      calls.push_back({name, call});
+    };
+    (add(Declared::name, caller_for<H, Invoker, Ctx, Declared>()), ...);
+    (add(Builtin::name, caller_for<H, Invoker, Ctx, Builtin>()), ...);
+    return calls;
+  }
 }
 
 template <class H>
@@ -168,7 +217,9 @@ class any_hook {
     (erased_.handlers.push_back(detail::erased_handler{
          std::string(B::method),
          {B::points::names.begin(), B::points::names.end()},
-         detail::caller_for<H, typename B::invoker, Ctx>()}),
+         detail::caller_for<H, typename B::invoker, Ctx>(),
+         detail::point_calls_for<H, typename B::invoker, Ctx>(typename B::points{},
+                                                              points::builtin{})}),
      ...);
   }
 

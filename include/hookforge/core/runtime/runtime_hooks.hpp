@@ -136,7 +136,11 @@ class runtime_hooks {
               attach_policy policy = {}) {
     check_state_key(hook, taken_keys, runner);
 
-    struct placement { std::size_t point; const detail::erased_handler* handler; };
+    struct placement {
+      std::size_t point;
+      const detail::erased_handler* handler;
+      detail::erased_call call;  ///< the one for this point (see erased_handler::call_at)
+    };
     std::vector<placement> placed;
     std::vector<std::string_view> unmatched;
     std::vector<std::string> unknown;  // point names of unmatched handlers that are no built-in point
@@ -152,11 +156,18 @@ class runtime_hooks {
           continue;
         }
         matched = true;
-        if (!h.call)
+        auto call = h.call_at(name);
+        if (!call && h.needs_unknown_point(name))
+          throw binding_error(fmt::format(
+              "hookforge: handler {}::{} takes the point tag, but point {} of {} is neither one "
+              "of its declared points nor a built-in one, so the hook cannot know its type. Bind "
+              "it in code, or let the handler also take the context alone",
+              hook.type_name, h.method, name, runner));
+        if (!call)
           throw binding_error(fmt::format(
               "hookforge: handler {}::{} cannot be called with the context of {} at point {}",
               hook.type_name, h.method, runner, name));
-        placed.push_back({static_cast<std::size_t>(it - points.begin()), &h});
+        placed.push_back({static_cast<std::size_t>(it - points.begin()), &h, call});
       }
       if (!matched) unmatched.push_back(h.method);
       for (auto name : foreign) {
@@ -182,14 +193,14 @@ class runtime_hooks {
     handlers_.resize(std::max(handlers_.size(), points.size()));
     priorities_.resize(handlers_.size());
     described_.resize(handlers_.size());
-    for (const auto& [point, h] : placed) {
+    for (const auto& [point, h, call] : placed) {
       // All runtime handlers share one position (the slot's), so by order.hpp's rule a
       // later one runs after its equals.
       auto& priorities = priorities_[point];
       auto index = static_cast<std::ptrdiff_t>(detail::insertion_index(
           priorities.size(), {hook.priority, 0}, [&](std::size_t i) { return detail::order_key{priorities[i], 0}; }));
       priorities.insert(priorities.begin() + index, hook.priority);
-      handlers_[point].insert(handlers_[point].begin() + index, handler{h->call, hook.object.get()});
+      handlers_[point].insert(handlers_[point].begin() + index, handler{call, hook.object.get()});
       described_[point].insert(described_[point].begin() + index,
                                description{hook.type_name, h->method, hook.priority});
     }

@@ -128,12 +128,14 @@ event_filter combine_filters(F... filters) {
   return event_filter::make(every_n, std::move(once_at), before_n, after_n);
 }
 
-/// Counts the calls of binding J and runs it when the filter passes.
+/// Counts the calls of binding J and runs it when the filter passes (with the point
+/// tag when given one).
 template <std::size_t J, class Invoker>
 struct filtered_invoker {
-  template <class W, class Ctx>
-  auto operator()(W& wrapper, Ctx& ctx) const -> decltype(void(Invoker{}(wrapper.inner(), ctx))) {
-    if (wrapper.admit(J)) Invoker{}(wrapper.inner(), ctx);
+  template <class W, class Ctx, class... Point>
+  auto operator()(W& wrapper, Ctx& ctx, Point... point) const
+      -> decltype(void(Invoker{}(wrapper.inner(), ctx, point...))) {
+    if (wrapper.admit(J)) Invoker{}(wrapper.inner(), ctx, point...);
   }
 };
 

@@ -14,13 +14,13 @@
 
 namespace hookforge::detail {
 
-/// Calls `Invoker` on the object a wrapper holds.
+/// Calls `Invoker` on the object a wrapper holds, with the point tag when given one.
 template <class Invoker>
 struct via_inner {
-  template <class W, class Ctx>
-  constexpr auto operator()(W& wrapper, Ctx& ctx) const
-      -> decltype(Invoker{}(wrapper.inner(), ctx)) {
-    return Invoker{}(wrapper.inner(), ctx);
+  template <class W, class Ctx, class... Point>
+  constexpr auto operator()(W& wrapper, Ctx& ctx, Point... point) const
+      -> decltype(Invoker{}(wrapper.inner(), ctx, point...)) {
+    return Invoker{}(wrapper.inner(), ctx, point...);
   }
 };
 
