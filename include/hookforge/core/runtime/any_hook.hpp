@@ -20,13 +20,14 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
+#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/core/type_name.hpp"
 
@@ -163,7 +164,7 @@ inline void apply_binding_map(erased_hook& hook, const binding_map& remap) {
       for (const auto& h : hook.handlers) names.push_back(h.method);
       throw binding_error(fmt::format(
           "hookforge: bindings: hook {} has no handler '{}' (its handlers: {})", hook.type_name,
-          method, fmt::join(names, ", ")));
+          method, detail::join(names, ", ")));
     }
   }
 }

@@ -26,12 +26,13 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include "hookforge/core/order.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
 #include "hookforge/core/runtime/attach_policy.hpp"
+#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 
 namespace hookforge {
@@ -93,7 +94,7 @@ inline std::string describe_unknown_point(std::string_view name, std::span<const
                                           std::string_view runner) {
   auto closest = closest_names(name, points).first;
   if (closest.empty()) return fmt::format("'{}'", name);
-  return fmt::format("'{}' (closest point of {}: {})", name, runner, fmt::join(closest, ", "));
+  return fmt::format("'{}' (closest point of {}: {})", name, runner, detail::join(closest, ", "));
 }
 
 }  // namespace detail
@@ -183,9 +184,9 @@ class runtime_hooks {
     if (!unmatched.empty()) {
       auto text = fmt::format("Hook {} declares handler method(s) (['{}']) but {} exposes no "
                               "matching HookPoint. Was this hook attached to the wrong target?",
-                              hook.type_name, fmt::join(unmatched, "', '"), runner);
+                              hook.type_name, detail::join(unmatched, "', '"), runner);
       if (!unknown.empty())
-        text += fmt::format(" Unknown point name(s): {}.", fmt::join(unknown, ", "));
+        text += fmt::format(" Unknown point name(s): {}.", detail::join(unknown, ", "));
       report(policy, text);
     }
     for (const auto& text : near_misses) report(policy, text);
