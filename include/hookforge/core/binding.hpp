@@ -48,12 +48,30 @@ struct type_list {
   static constexpr std::size_t size = sizeof...(T);
 };
 
+/// The I-th type of a type_list. Clang's builtin where there is one; otherwise
+/// overload resolution on indexed bases, one class per list rather than per element.
 template <std::size_t I, class List>
 struct type_at;
+#if defined(__has_builtin) && __has_builtin(__type_pack_element)
 template <std::size_t I, class... T>
 struct type_at<I, type_list<T...>> {
-  using type = std::tuple_element_t<I, std::tuple<T...>>;
+  using type = __type_pack_element<I, T...>;
 };
+#else
+template <std::size_t I, class T>
+struct indexed_type {};
+template <class Indices, class... T>
+struct indexed_types;
+template <std::size_t... I, class... T>
+struct indexed_types<std::index_sequence<I...>, T...> : indexed_type<I, T>... {};
+template <std::size_t I, class T>
+std::type_identity<T> pick_indexed(indexed_type<I, T>);
+
+template <std::size_t I, class... T>
+struct type_at<I, type_list<T...>> {
+  using type = typename decltype(pick_indexed<I>(indexed_types<std::index_sequence_for<T...>, T...>{}))::type;
+};
+#endif
 template <std::size_t I, class List>
 using type_at_t = typename type_at<I, List>::type;
 
