@@ -18,8 +18,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/tuple.hpp>
-
 #include "hookforge/core/fixed_string.hpp"
 #include "hookforge/core/point.hpp"
 
@@ -35,18 +33,24 @@ struct binding {
   using points = point_list<Points...>;
 };
 
-/// The compile-time tuple a hook stores in `static constexpr auto bindings`.
-template <class... Bindings>
-constexpr auto bindings(Bindings... b) {
-  return boost::hana::make_tuple(b...);
-}
-
 namespace detail {
 
+/// The project's one type list: a hook's bindings, a pack's hooks.
 template <class... T>
 struct type_list {
   static constexpr std::size_t size = sizeof...(T);
 };
+
+}  // namespace detail
+
+/// What a hook stores in `static constexpr auto bindings`: an empty value whose
+/// type lists the bindings.
+template <class... Bindings>
+constexpr detail::type_list<Bindings...> bindings(Bindings...) {
+  return {};
+}
+
+namespace detail {
 
 /// The I-th type of a type_list. Clang's builtin where there is one; otherwise
 /// overload resolution on indexed bases, one class per list rather than per element.
@@ -75,15 +79,6 @@ struct type_at<I, type_list<T...>> {
 template <std::size_t I, class List>
 using type_at_t = typename type_at<I, List>::type;
 
-template <class Tuple>
-struct to_type_list {
-  using type = type_list<>;
-};
-template <class... B>
-struct to_type_list<boost::hana::tuple<B...>> {
-  using type = type_list<B...>;
-};
-
 /// Leads the parameter list HOOKFORGE_HOOKS_INTO spells its points in (see the macro).
 struct points_follow {};
 
@@ -107,18 +102,19 @@ constexpr auto make_binding(Invoker, void (*)(points_follow, P...)) {
 
 namespace detail {
 template <class H>
-constexpr auto bindings_value() {
-  if constexpr (requires { H::bindings; })
-    return H::bindings;
-  else
-    return boost::hana::make_tuple();
-}
+struct declared_bindings {
+  using type = type_list<>;
+};
+template <class H>
+  requires requires { H::bindings; }
+struct declared_bindings<H> {
+  using type = std::remove_cvref_t<decltype(H::bindings)>;
+};
 }  // namespace detail
 
 /// The bindings of hook type H as a type list (empty when H declares none).
 template <class H>
-using bindings_of =
-    typename detail::to_type_list<std::remove_cvref_t<decltype(detail::bindings_value<H>())>>::type;
+using bindings_of = typename detail::declared_bindings<H>::type;
 
 namespace detail {
 /// Does H have a handler called `Method`?
