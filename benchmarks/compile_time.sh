@@ -12,8 +12,8 @@
 # resident set size". On a shared machine wall time follows the load; CPU time less so.
 # Environment: CXX (default g++), CXXFLAGS (default: the Release build's flags
 # below), RUNS, COUNTS (hook counts to generate/measure, default "0 32").
-# Boost.Hana and fmt come from /usr/include, so they need no -I here; add theirs
-# to CXXFLAGS when they live elsewhere. No compiler cache is involved.
+# fmt comes from /usr/include, so it needs no -I here; add its own to CXXFLAGS
+# when it lives elsewhere. No compiler cache is involved.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -7,8 +7,8 @@
 //                              points::on_post_d_backward, points::on_post_g_backward));
 //   };
 //
-// `bindings` is a Boost.Hana tuple of `binding<Method, Invoker, Points...>`
-// values; everything about it is in its type. A method that appears in no
+// `bindings` is an empty value of type `detail::type_list<binding<Method, Invoker,
+// Points...>...>`; everything about it is in its type. A method that appears in no
 // binding is not a handler, whatever its name.
 #pragma once
 
