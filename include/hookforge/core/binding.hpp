@@ -79,6 +79,11 @@ struct type_at<I, type_list<T...>> {
 template <std::size_t I, class List>
 using type_at_t = typename type_at<I, List>::type;
 
+/// Can a binding's invoker call its handler on `hook` with `ctx`? A requires-expression:
+/// far cheaper to instantiate, per binding and context, than std::is_invocable.
+template <class Invoker, class H, class Ctx>
+concept invocable_on = requires(Invoker invoker, H& hook, Ctx& ctx) { invoker(hook, ctx); };
+
 /// Leads the parameter list HOOKFORGE_HOOKS_INTO spells its points in (see the macro).
 struct points_follow {};
 

@@ -205,7 +205,7 @@ constexpr bool binds_to() {
 /// Can the handler of B on Hook run at point P with the context Ctx? (Per point, though
 /// today a handler takes the context alone: the point is what the report names.)
 template <class Hook, class B, class P, class Ctx>
-inline constexpr bool handler_callable = std::is_invocable_v<typename B::invoker, Hook&, Ctx&>;
+inline constexpr bool handler_callable = invocable_on<typename B::invoker, Hook, Ctx>;
 
 /// Index of the first true flag (flags.size() when none): one fold where a
 /// recursive "first match" template would instantiate a class per element.

@@ -297,7 +297,7 @@ class hook_pack {
     using B = detail::type_at_t<slot.binding, bindings_of<H>>;
     // A handler that cannot take this context is reported by the attach checks;
     // skipping the call here keeps that report the only error.
-    if constexpr (std::is_invocable_v<typename B::invoker, H&, Ctx&>)
+    if constexpr (detail::invocable_on<typename B::invoker, H, Ctx>)
       typename B::invoker{}(get<slot.hook>(), ctx);
   }
 
