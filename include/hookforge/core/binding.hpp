@@ -71,9 +71,11 @@ struct indexed_types<std::index_sequence<I...>, T...> : indexed_type<I, T>... {}
 template <std::size_t I, class T>
 std::type_identity<T> pick_indexed(indexed_type<I, T>);
 
+// Qualified call: argument-dependent lookup would complete every T (and trips GCC 12's
+// -ftime-report into an internal compiler error).
 template <std::size_t I, class... T>
 struct type_at<I, type_list<T...>> {
-  using type = typename decltype(pick_indexed<I>(indexed_types<std::index_sequence_for<T...>, T...>{}))::type;
+  using type = typename decltype(detail::pick_indexed<I>(indexed_types<std::index_sequence_for<T...>, T...>{}))::type;
 };
 #endif
 template <std::size_t I, class List>
