@@ -108,6 +108,16 @@ constexpr auto make_binding(Invoker, void (*)(points_follow, P...)) {
 }  // namespace detail
 
 namespace detail {
+/// A `bindings` member not made by hookforge::bindings() declares no handlers.
+template <class T>
+struct as_binding_list {
+  using type = type_list<>;
+};
+template <class... B>
+struct as_binding_list<type_list<B...>> {
+  using type = type_list<B...>;
+};
+
 template <class H>
 struct declared_bindings {
   using type = type_list<>;
@@ -115,7 +125,7 @@ struct declared_bindings {
 template <class H>
   requires requires { H::bindings; }
 struct declared_bindings<H> {
-  using type = std::remove_cvref_t<decltype(H::bindings)>;
+  using type = typename as_binding_list<std::remove_cvref_t<decltype(H::bindings)>>::type;
 };
 }  // namespace detail
 
