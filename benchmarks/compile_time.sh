@@ -5,14 +5,18 @@
 #
 #   benchmarks/compile_time.sh              measure benchmarks/compile_time/hooks_{0,32}.cpp
 #   benchmarks/compile_time.sh --generate   rewrite those sources first (deterministic)
+#   benchmarks/compile_time.sh --torch      measure what hookforge adds to a LibTorch training
+#                                           TU instead: compile_time/torch_{plain,hookforge}.cpp
 #
 # Each TU is compiled to an object file (-c) RUNS times (default 3) under
 # /usr/bin/time -v; the table gives the median wall time ("Elapsed (wall clock)"),
-# the median user+sys CPU time and the median "Maximum resident set size".
+# the median user CPU time, the median user+sys CPU time and the median "Maximum
+# resident set size". On a shared machine wall time follows the load; CPU time less so.
 # Environment: CXX (default g++), CXXFLAGS (default: the Release build's flags
-# below), RUNS, COUNTS (hook counts to generate/measure, default "0 32").
-# Boost.Hana and fmt come from /usr/include, so they need no -I here; add theirs
-# to CXXFLAGS when they live elsewhere. No compiler cache is involved.
+# below), RUNS, COUNTS (hook counts to generate/measure, default "0 32"),
+# TORCH_INCLUDE (LibTorch's C++ API headers, default Debian's; --torch only).
+# fmt comes from /usr/include, so it needs no -I here; add its own to CXXFLAGS
+# when it lives elsewhere. No compiler cache is involved.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -115,31 +119,49 @@ EOF
   echo "wrote $out" >&2
 }
 
-if [[ "${1:-}" == "--generate" ]]; then
-  mkdir -p "$dir"
-  for n in "${counts[@]}"; do generate "$n"; done
-fi
+torch=0
+case "${1:-}" in
+  --generate)
+    mkdir -p "$dir"
+    for n in "${counts[@]}"; do generate "$n"; done
+    ;;
+  --torch)
+    torch=1
+    # The torch pair is named by variant, not by hook count; the flags add LibTorch's.
+    counts=(plain hookforge)
+    cxxflags="$cxxflags -D_GLIBCXX_USE_CXX11_ABI=1 -isystem ${TORCH_INCLUDE:-/usr/include/torch/csrc/api/include}"
+    ;;
+esac
+source_of() { if ((torch)); then echo "$dir/torch_$1.cpp"; else echo "$dir/hooks_$1.cpp"; fi; }
+label_of() {
+  if ((torch)); then
+    echo "$1 (\`compile_time/torch_$1.cpp\`)"
+  else
+    echo "$1 hooks, 6 points (\`compile_time/hooks_$1.cpp\`)"
+  fi
+}
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-declare -A wall cpu rss
+declare -A wall user cpu rss
 for n in "${counts[@]}"; do
-  src="$dir/hooks_$n.cpp"
+  src="$(source_of "$n")"
   [[ -f "$src" ]] || { echo "missing $src (run with --generate)" >&2; exit 2; }
-  : >"$work/wall"; : >"$work/cpu"; : >"$work/rss"
+  : >"$work/wall"; : >"$work/user"; : >"$work/cpu"; : >"$work/rss"
   for ((r = 0; r < runs; ++r)); do
     # shellcheck disable=SC2086
     /usr/bin/time -v -o "$work/time" "$cxx" $cxxflags -c "$src" -o "$work/out.o"
     awk -F': ' '
       /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (k = 1; k <= n; ++k) s = s * 60 + p[k]; print s >> "'"$work/wall"'" }
-      /User time \(seconds\)/ { u = $2 }
+      /User time \(seconds\)/ { u = $2; print u >> "'"$work/user"'" }
       /System time \(seconds\)/ { print u + $2 >> "'"$work/cpu"'" }
       /Maximum resident set size/ { print $2 >> "'"$work/rss"'" }' "$work/time"
   done
   wall[$n]="$(median <"$work/wall")"
+  user[$n]="$(median <"$work/user")"
   cpu[$n]="$(median <"$work/cpu")"
   rss[$n]="$(median <"$work/rss")"
 done
@@ -147,16 +169,17 @@ done
 echo "Compile time, median of $runs runs; $("$cxx" --version | head -1)"
 echo "Flags: ${cxxflags//$root/<repo>} -c"
 echo
-echo "| TU | wall (s) | user+sys (s) | max RSS (MiB) |"
-echo "|---|---:|---:|---:|"
+echo "| TU | wall (s) | user (s) | user+sys (s) | max RSS (MiB) |"
+echo "|---|---:|---:|---:|---:|"
 for n in "${counts[@]}"; do
-  printf '| %s hooks, 6 points (`compile_time/hooks_%s.cpp`) | %.2f | %.2f | %.0f |\n' \
-    "$n" "$n" "${wall[$n]}" "${cpu[$n]}" "$(awk -v k="${rss[$n]}" 'BEGIN { print k / 1024 }')"
+  printf '| %s | %.2f | %.2f | %.2f | %.0f |\n' \
+    "$(label_of "$n")" "${wall[$n]}" "${user[$n]}" "${cpu[$n]}" "$(awk -v k="${rss[$n]}" 'BEGIN { print k / 1024 }')"
 done
 lo="${counts[0]}"; hi="${counts[${#counts[@]}-1]}"
 if [[ "$lo" != "$hi" ]]; then
-  printf '| difference (%s − %s) | %+.2f | %+.2f | %+.0f |\n' "$hi" "$lo" \
+  printf '| difference (%s − %s) | %+.2f | %+.2f | %+.2f | %+.0f |\n' "$hi" "$lo" \
     "$(awk -v a="${wall[$hi]}" -v b="${wall[$lo]}" 'BEGIN { print a - b }')" \
+    "$(awk -v a="${user[$hi]}" -v b="${user[$lo]}" 'BEGIN { print a - b }')" \
     "$(awk -v a="${cpu[$hi]}" -v b="${cpu[$lo]}" 'BEGIN { print a - b }')" \
     "$(awk -v a="${rss[$hi]}" -v b="${rss[$lo]}" 'BEGIN { print (a - b) / 1024 }')"
 fi

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # clang-19 builds and tests the torch-free core a second time (scripts/test.sh).
-packages=(cmake ninja-build g++ clang-19 ccache libboost-dev libfmt-dev libyaml-cpp-dev catch2
+packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev catch2
           libbenchmark-dev libtorch-dev libgloo-dev)
 missing=()
 for p in "${packages[@]}"; do

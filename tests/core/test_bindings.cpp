@@ -36,9 +36,16 @@ TEST_CASE("one method binds to every listed point the runner declares", "[bindin
   CHECK(runner.hooks().get<0>().calls == 2);
 }
 
+namespace {
+struct NotABindingList {
+  static constexpr int bindings = 3;  // not made by hookforge::bindings()
+};
+}  // namespace
+
 TEST_CASE("hooks without bindings and empty bindings are detected", "[bindings]") {
   struct None {};
   STATIC_REQUIRE_FALSE(hookforge::has_bindings<None>);
+  STATIC_REQUIRE_FALSE(hookforge::has_bindings<NotABindingList>);
   STATIC_REQUIRE(hookforge::has_bindings<TwoHandlers>);
   STATIC_REQUIRE(hookforge::bindings_of<TwoHandlers>::size == 2);
 }

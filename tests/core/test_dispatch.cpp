@@ -72,3 +72,14 @@ TEST_CASE("a runner without hooks fires nothing and lists every point", "[dispat
   CHECK(empty.hooks().format_table() ==
         "TestRunner\n  on_epoch_start               -\n  on_post_step                 -\n  on_pre_attack                -\n");
 }
+
+TEST_CASE("the pack keeps each hook's state and finds it by index or type", "[dispatch]") {
+  Runner runner{MultiTarget{}, TwoHandlers{}};
+  Ctx ctx;
+  runner.fire<pts::on_post_step>(ctx);
+  runner.fire<on_pre_attack>(ctx);
+  CHECK(runner.hooks().get<0>().calls == 2);
+  CHECK(&runner.hooks().get<MultiTarget>() == &runner.hooks().get<0>());
+  CHECK(&runner.hooks().get<TwoHandlers>() == &runner.hooks().get<1>());
+  STATIC_REQUIRE(std::is_same_v<decltype(runner.hooks().get<1>()), TwoHandlers&>);
+}

@@ -1,8 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <boost/hana/equal.hpp>
-#include <boost/hana/length.hpp>
-
 #include "fixtures.hpp"
 
 using namespace fixtures;
@@ -14,9 +11,9 @@ TEST_CASE("points carry their name at compile time", "[points]") {
   STATIC_REQUIRE_FALSE(hookforge::point<int>);
 }
 
-TEST_CASE("point_list is a Hana type list with lookups", "[points]") {
+TEST_CASE("point_list is a type list with lookups", "[points]") {
   using list = hookforge::point_list<pts::on_epoch_start, on_pre_attack>;
-  STATIC_REQUIRE(boost::hana::length(list::types) == boost::hana::size_c<2>);
+  STATIC_REQUIRE(list::size == 2);
   STATIC_REQUIRE(list::contains<on_pre_attack>);
   STATIC_REQUIRE_FALSE(list::contains<pts::on_post_step>);
   STATIC_REQUIRE(list::index_of<on_pre_attack> == 1);

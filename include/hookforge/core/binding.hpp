@@ -7,8 +7,8 @@
 //                              points::on_post_d_backward, points::on_post_g_backward));
 //   };
 //
-// `bindings` is a Boost.Hana tuple of `binding<Method, Invoker, Points...>`
-// values; everything about it is in its type. A method that appears in no
+// `bindings` is an empty value of type `detail::type_list<binding<Method, Invoker,
+// Points...>...>`; everything about it is in its type. A method that appears in no
 // binding is not a handler, whatever its name.
 #pragma once
 
@@ -17,8 +17,6 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
-
-#include <boost/hana/tuple.hpp>
 
 #include "hookforge/core/fixed_string.hpp"
 #include "hookforge/core/point.hpp"
@@ -37,36 +35,58 @@ struct binding {
   using points = point_list<Points...>;
 };
 
-/// The compile-time tuple a hook stores in `static constexpr auto bindings`.
-template <class... Bindings>
-constexpr auto bindings(Bindings... b) {
-  return boost::hana::make_tuple(b...);
-}
-
 namespace detail {
 
+/// The project's one type list: a hook's bindings, a pack's hooks.
 template <class... T>
 struct type_list {
   static constexpr std::size_t size = sizeof...(T);
 };
 
+}  // namespace detail
+
+/// What a hook stores in `static constexpr auto bindings`: an empty value whose
+/// type lists the bindings.
+template <class... Bindings>
+constexpr detail::type_list<Bindings...> bindings(Bindings...) {
+  return {};
+}
+
+namespace detail {
+
+/// The I-th type of a type_list. Clang's builtin where there is one; otherwise
+/// overload resolution on indexed bases, one class per list rather than per element.
 template <std::size_t I, class List>
 struct type_at;
+#if defined(__has_builtin) && __has_builtin(__type_pack_element)
 template <std::size_t I, class... T>
 struct type_at<I, type_list<T...>> {
-  using type = std::tuple_element_t<I, std::tuple<T...>>;
+  using type = __type_pack_element<I, T...>;
 };
+#else
+template <std::size_t I, class T>
+struct indexed_type {};
+template <class Indices, class... T>
+struct indexed_types;
+template <std::size_t... I, class... T>
+struct indexed_types<std::index_sequence<I...>, T...> : indexed_type<I, T>... {};
+template <std::size_t I, class T>
+std::type_identity<T> pick_indexed(indexed_type<I, T>);
+
+// Qualified call: argument-dependent lookup would complete every T (and trips GCC 12's
+// -ftime-report into an internal compiler error).
+template <std::size_t I, class... T>
+struct type_at<I, type_list<T...>> {
+  using type = typename decltype(detail::pick_indexed<I>(indexed_types<std::index_sequence_for<T...>, T...>{}))::type;
+};
+#endif
 template <std::size_t I, class List>
 using type_at_t = typename type_at<I, List>::type;
 
-template <class Tuple>
-struct to_type_list {
-  using type = type_list<>;
-};
-template <class... B>
-struct to_type_list<boost::hana::tuple<B...>> {
-  using type = type_list<B...>;
-};
+/// Can a binding's invoker call its handler on `hook` with `ctx`? A requires-expression:
+/// far cheaper to instantiate, per binding and context, than std::is_invocable.
+template <class Invoker, class H, class Ctx>
+concept invocable_on = requires(Invoker invoker, H& hook, Ctx& ctx) { invoker(hook, ctx); };
 
 /// Leads the parameter list HOOKFORGE_HOOKS_INTO spells its points in (see the macro).
 struct points_follow {};
@@ -98,19 +118,30 @@ constexpr auto make_binding(Invoker, void (*)(points_follow, P...)) {
 }  // namespace detail
 
 namespace detail {
+/// A `bindings` member not made by hookforge::bindings() declares no handlers.
+template <class T>
+struct as_binding_list {
+  using type = type_list<>;
+};
+template <class... B>
+struct as_binding_list<type_list<B...>> {
+  using type = type_list<B...>;
+};
+
 template <class H>
-constexpr auto bindings_value() {
-  if constexpr (requires { H::bindings; })
-    return H::bindings;
-  else
-    return boost::hana::make_tuple();
-}
+struct declared_bindings {
+  using type = type_list<>;
+};
+template <class H>
+  requires requires { H::bindings; }
+struct declared_bindings<H> {
+  using type = typename as_binding_list<std::remove_cvref_t<decltype(H::bindings)>>::type;
+};
 }  // namespace detail
 
 /// The bindings of hook type H as a type list (empty when H declares none).
 template <class H>
-using bindings_of =
-    typename detail::to_type_list<std::remove_cvref_t<decltype(detail::bindings_value<H>())>>::type;
+using bindings_of = typename detail::declared_bindings<H>::type;
 
 namespace detail {
 /// Does H have a handler called `Method`?
@@ -124,13 +155,14 @@ constexpr bool has_handler_named() {
 /// Does the handler behind Invoker take the point tag P after the context? Dispatch then
 /// calls it so, even where it could also take the context alone.
 template <class Invoker, class H, class Ctx, class P>
-inline constexpr bool handler_takes_point = std::is_invocable_v<Invoker, H&, Ctx&, P>;
+concept handler_takes_point = requires(Invoker invoker, H& hook, Ctx& ctx, P point) {
+  invoker(hook, ctx, point);
+};
 
 /// Can the handler behind Invoker run at P: with the tag, or with the context alone?
 template <class Invoker, class H, class Ctx, class P>
-inline constexpr bool handler_callable_at =
-    std::disjunction_v<std::is_invocable<Invoker, H&, Ctx&, P>,
-                       std::is_invocable<Invoker, H&, Ctx&>>;
+concept handler_callable_at =
+    handler_takes_point<Invoker, H, Ctx, P> || invocable_on<Invoker, H, Ctx>;
 }  // namespace detail
 
 /// Does H declare at least one binding?

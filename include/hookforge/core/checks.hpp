@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <string_view>
 #include <type_traits>
 
@@ -205,53 +206,39 @@ constexpr bool binds_to() {
 template <class Hook, class B, class P, class Ctx>
 inline constexpr bool handler_callable = handler_callable_at<typename B::invoker, Hook, Ctx, P>;
 
-template <class Runner, class... B>
-struct first_unbound {
-  using type = no_binding;
-};
-template <class Runner, class B0, class... B>
-struct first_unbound<Runner, B0, B...> {
-  using type = std::conditional_t<binds_to<Runner, B0>(), typename first_unbound<Runner, B...>::type, B0>;
-};
+/// Index of the first true flag (flags.size() when none): one fold where a
+/// recursive "first match" template would instantiate a class per element.
+constexpr std::size_t first_true(std::initializer_list<bool> flags) {
+  std::size_t i = 0;
+  for (bool f : flags) {
+    if (f) break;
+    ++i;
+  }
+  return i;
+}
 
-/// The first point of Runner among P... where the handler of B cannot run (void when none).
+/// The first point of Runner among B's where the handler of B on Hook cannot run.
+template <class Runner, class Hook, class B, class Points = typename B::points>
+struct uncallable_in;
 template <class Runner, class Hook, class B, class... P>
-struct first_uncallable_point {
-  using type = void;
-};
-template <class Runner, class Hook, class B, class P0, class... P>
-struct first_uncallable_point<Runner, Hook, B, P0, P...> {
-  using type = std::conditional_t<points_of<Runner>::template contains<P0> &&
-                                      !handler_callable<Hook, B, P0, context_of<Runner>>,
-                                  P0, typename first_uncallable_point<Runner, Hook, B, P...>::type>;
-};
-template <class Runner, class Hook, class B>
-struct uncallable_at;
-template <class Runner, class Hook, fixed_string M, class Inv, class... P>
-struct uncallable_at<Runner, Hook, binding<M, Inv, P...>> {
-  using type = typename first_uncallable_point<Runner, Hook, binding<M, Inv, P...>, P...>::type;
-};
-
-/// The first (binding, point) of Hook on Runner where the handler cannot take the context.
-template <class Runner, class Hook, class... B>
-struct first_uncallable {
-  using binding = no_binding;
-  using point = void;
-};
-template <class Runner, class Hook, class B0, class... B>
-struct first_uncallable<Runner, Hook, B0, B...> {
-  using here = typename uncallable_at<Runner, Hook, B0>::type;
-  using rest = first_uncallable<Runner, Hook, B...>;
-  using binding = std::conditional_t<std::is_void_v<here>, typename rest::binding, B0>;
-  using point = std::conditional_t<std::is_void_v<here>, typename rest::point, here>;
+struct uncallable_in<Runner, Hook, B, point_list<P...>> {
+  static constexpr std::size_t index = first_true(
+      {(points_of<Runner>::template contains<P> && !handler_callable<Hook, B, P, context_of<Runner>>)...});
+  static constexpr bool found = index < sizeof...(P);
+  using point = type_at_t<index, type_list<P..., void>>;  // void when none
 };
 
 template <class Runner, class Hook, class List>
 struct binding_report;
 template <class Runner, class Hook, class... B>
 struct binding_report<Runner, Hook, type_list<B...>> {
-  using unbound = typename first_unbound<Runner, B...>::type;
-  using uncallable = first_uncallable<Runner, Hook, B...>;
+  /// The first binding to none of Runner's points (no_binding when none).
+  using unbound = type_at_t<first_true({!binds_to<Runner, B>()...}), type_list<B..., no_binding>>;
+
+  /// The first (binding, point) where the handler cannot take the context.
+  using uncallable =
+      type_at_t<first_true({uncallable_in<Runner, Hook, B>::found...}), type_list<B..., no_binding>>;
+  using uncallable_point = typename uncallable_in<Runner, Hook, uncallable>::point;
 };
 
 /// What the attach checks report on for one hook of Runner; the checks read it in
@@ -266,8 +253,8 @@ struct attach_report {
   using bindings = binding_report<Runner, Hook, std::conditional_t<skip, type_list<>, bindings_of<Hook>>>;
   using unbound = typename bindings::unbound;
   static constexpr bool binds_here = std::is_same_v<unbound, no_binding>;
-  using uncallable = typename bindings::uncallable::binding;
-  using uncallable_point = typename bindings::uncallable::point;
+  using uncallable = typename bindings::uncallable;
+  using uncallable_point = typename bindings::uncallable_point;
   static constexpr bool callable = std::is_void_v<uncallable_point>;
 };
 

@@ -24,7 +24,6 @@
 #include <array>
 #include <cstddef>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -47,6 +46,30 @@ template <class Ctx>
 class any_hook;
 
 namespace detail {
+
+/// The I-th hook of a pack. Stored as a base of hook_slots, so the hook (and its
+/// type) at an index is found by overload resolution on the base: no recursive
+/// tuple machinery to instantiate per hook.
+template <std::size_t I, class H>
+struct hook_slot {
+  [[no_unique_address]] H hook;
+};
+
+template <class Indices, class... Hooks>
+struct hook_slots;
+template <std::size_t... I, class... Hooks>
+struct hook_slots<std::index_sequence<I...>, Hooks...> : hook_slot<I, Hooks>... {};
+
+template <std::size_t I, class H>
+constexpr H& hook_at(hook_slot<I, H>& s) { return s.hook; }
+template <std::size_t I, class H>
+constexpr const H& hook_at(const hook_slot<I, H>& s) { return s.hook; }
+template <class H, std::size_t I>
+constexpr H& hook_of_type(hook_slot<I, H>& s) { return s.hook; }
+
+/// The type of the I-th hook (unevaluated use only).
+template <std::size_t I, class H>
+H hook_type_at(const hook_slot<I, H>&);
 
 /// One handler in a point's static firing order.
 struct dispatch_slot {
@@ -143,12 +166,15 @@ constexpr std::size_t runtime_slot_index() {
 template <class Runner, class... Hooks>
 class hook_pack {
   static constexpr std::size_t runtime_index = detail::runtime_slot_index<Hooks...>();
+  using slots = detail::hook_slots<std::index_sequence_for<Hooks...>, Hooks...>;
+  template <std::size_t I>
+  using hook_t = decltype(detail::hook_type_at<I>(std::declval<const slots&>()));
 
  public:
   /// True when this pack can take config-loaded (`any_hook`) hooks.
   static constexpr bool takes_runtime_hooks = runtime_index < sizeof...(Hooks);
 
-  explicit hook_pack(Hooks... hooks) : hooks_(std::move(hooks)...) {
+  explicit hook_pack(Hooks... hooks) : hooks_{{std::move(hooks)}...} {
     // The attach checks, called from here so that a failure is reported in a few lines
     // that name the hook, its method, the point and the runner (see checks.hpp).
     static_assert((std::size_t{std::is_same_v<Hooks, runtime_hooks>} + ... + 0) <= 1,
@@ -186,7 +212,9 @@ class hook_pack {
     } else {
       constexpr auto point = points_of<Runner>::template index_of<P>;
       auto dynamic = runtime().at(point);
-      if (dynamic.empty())
+      // [[likely]]: without it GCC 12 arranges the inlined merge so that the path with
+      // no runtime handler bound pays 2 more instructions per fire (docs/benchmarks.md).
+      if (dynamic.empty()) [[likely]]
         fire_static<order, P>(ctx, seq);
       else
         fire_merged<order, P>(ctx, dynamic, runtime().priorities_at(point), seq);
@@ -211,26 +239,27 @@ class hook_pack {
   auto& runtime()
     requires takes_runtime_hooks
   {
-    return std::get<runtime_index>(hooks_);
+    return detail::hook_at<runtime_index>(hooks_);
   }
   const auto& runtime() const
     requires takes_runtime_hooks
   {
-    return std::get<runtime_index>(hooks_);
+    return detail::hook_at<runtime_index>(hooks_);
   }
 
   template <std::size_t I>
-  auto& get() { return std::get<I>(hooks_); }
+  auto& get() { return detail::hook_at<I>(hooks_); }
+  /// The hook of type H (ambiguous, so an error, when two hooks share it).
   template <class H>
-  H& get() { return std::get<H>(hooks_); }
+  H& get() { return detail::hook_of_type<H>(hooks_); }
 
   /// Call f(key, hook) for every stateful static hook; runtime ones are in runtime().states().
   template <class F>
   void for_each_stateful(F&& f) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       ([&] {
-        using H = std::tuple_element_t<I, std::tuple<Hooks...>>;
-        if constexpr (stateful<H>) f(state_key_of<H>(), std::get<I>(hooks_));
+        using H = hook_t<I>;
+        if constexpr (stateful<H>) f(state_key_of<H>(), get<I>());
       }(), ...);
     }(std::index_sequence_for<Hooks...>{});
   }
@@ -241,8 +270,8 @@ class hook_pack {
   void for_each_counted(F&& f) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       ([&] {
-        using H = std::tuple_element_t<I, std::tuple<Hooks...>>;
-        if constexpr (counted<H>) f(state_key_of<H>(), std::get<I>(hooks_));
+        using H = hook_t<I>;
+        if constexpr (counted<H>) f(state_key_of<H>(), get<I>());
       }(), ...);
     }(std::index_sequence_for<Hooks...>{});
   }
@@ -266,14 +295,14 @@ class hook_pack {
   template <std::size_t K, auto& Order, class P, class Ctx>
   [[gnu::always_inline]] inline void call(Ctx& ctx) {
     constexpr auto slot = Order[K];
-    using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
+    using H = hook_t<slot.hook>;
     using Invoker = typename detail::type_at_t<slot.binding, bindings_of<H>>::invoker;
     // The handler is told the point where it takes the tag. One that cannot run here
     // is reported by the attach checks; skipping the call keeps that report the only error.
     if constexpr (detail::handler_takes_point<Invoker, H, Ctx, P>)
-      Invoker{}(std::get<slot.hook>(hooks_), ctx, P{});
-    else if constexpr (std::is_invocable_v<Invoker, H&, Ctx&>)
-      Invoker{}(std::get<slot.hook>(hooks_), ctx);
+      Invoker{}(get<slot.hook>(), ctx, P{});
+    else if constexpr (detail::invocable_on<Invoker, H, Ctx>)
+      Invoker{}(get<slot.hook>(), ctx);
   }
 
   template <auto& Order, class P, class Ctx, std::size_t... K>
@@ -313,7 +342,7 @@ class hook_pack {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ([&] {
         constexpr auto slot = order[K];
-        using H = std::tuple_element_t<slot.hook, std::tuple<Hooks...>>;
+        using H = hook_t<slot.hook>;
         using B = detail::type_at_t<slot.binding, bindings_of<H>>;
         fixed.push_back({P::name, std::string(hook_name<H>()), std::string(B::method),
                          slot.priority, false});
@@ -336,7 +365,7 @@ class hook_pack {
     }
   }
 
-  std::tuple<Hooks...> hooks_;
+  slots hooks_;
 };
 
 }  // namespace hookforge

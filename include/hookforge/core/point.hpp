@@ -11,9 +11,6 @@
 #include <string_view>
 #include <type_traits>
 
-#include <boost/hana/tuple.hpp>
-#include <boost/hana/type.hpp>
-
 
 #define HOOKFORGE_POINT(point_name)                                  \
   struct point_name {                                                \
@@ -33,8 +30,6 @@ concept point = requires {
 /// The points a runner fires, in the order its binding table lists them.
 template <point... Points>
 struct point_list {
-  /// The same list as a Boost.Hana type list, for Hana algorithms.
-  static constexpr auto types = boost::hana::tuple_t<Points...>;
   static constexpr std::size_t size = sizeof...(Points);
   static constexpr std::array<std::string_view, sizeof...(Points)> names{Points::name...};
 

@@ -152,7 +152,7 @@ struct filtered_tuple;
 template <fixed_string Method, class... B, std::size_t... J>
 struct filtered_tuple<Method, type_list<B...>, std::index_sequence<J...>> {
   static constexpr auto value =
-      boost::hana::make_tuple(typename filtered_binding<Method, J, B>::type{}...);
+      hookforge::bindings(typename filtered_binding<Method, J, B>::type{}...);
 };
 
 }  // namespace detail

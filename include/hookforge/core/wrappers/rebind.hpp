@@ -31,7 +31,7 @@ struct rebound_tuple;
 template <fixed_string Method, class... B, class... NewPoints>
 struct rebound_tuple<Method, type_list<B...>, NewPoints...> {
   static constexpr auto value =
-      boost::hana::make_tuple(typename rebound_binding<Method, B, NewPoints...>::type{}...);
+      hookforge::bindings(typename rebound_binding<Method, B, NewPoints...>::type{}...);
 };
 
 }  // namespace detail

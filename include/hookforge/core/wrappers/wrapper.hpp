@@ -35,7 +35,7 @@ template <class List>
 struct forwarded_tuple;
 template <class... B>
 struct forwarded_tuple<type_list<B...>> {
-  static constexpr auto value = boost::hana::make_tuple(typename forwarded<B>::type{}...);
+  static constexpr auto value = hookforge::bindings(typename forwarded<B>::type{}...);
 };
 
 /// The bindings of `Inner`, re-targeted at a wrapper's `inner()`.
