@@ -17,7 +17,7 @@
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 
-#include "temp_files.hpp"
+#include "file_testing.hpp"
 
 namespace fs = std::filesystem;
 using hookforge::checkpoint_error;
@@ -26,17 +26,7 @@ using hookforge::checkpoint_writer;
 
 namespace {
 
-// Catches the checkpoint_error `fn` must throw and returns its message.
-template <class F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const checkpoint_error& e) {
-    return e.what();
-  }
-  FAIL("expected a hookforge::checkpoint_error");
-  return {};
-}
+using tfx::error_of;
 
 torch::nn::Sequential make_model(std::uint64_t seed) {
   torch::manual_seed(seed);

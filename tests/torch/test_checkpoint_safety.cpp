@@ -27,7 +27,7 @@
 #include "hookforge/torch/io/checkpoint_format.hpp"
 #include "hookforge/torch/io/crc32.hpp"
 
-#include "temp_files.hpp"
+#include "file_testing.hpp"
 
 namespace fs = std::filesystem;
 using hookforge::checkpoint_error;
@@ -36,20 +36,12 @@ using hookforge::checkpoint_writer;
 
 namespace {
 
+using tfx::error_of;
+
 void write_bytes(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-template <class F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const checkpoint_error& e) {
-    return e.what();
-  }
-  FAIL("expected a hookforge::checkpoint_error");
-  return {};
-}
 
 // A pid that belonged to a process that has exited (and been reaped).
 pid_t dead_pid() {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
-#include "temp_files.hpp"
+#include "file_testing.hpp"
 
 using namespace hookforge;
 using namespace tfx;

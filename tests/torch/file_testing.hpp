@@ -1,4 +1,5 @@
-// A scratch directory per test and whole-file reads, shared by the file-writing tests.
+// A scratch directory per test, whole-file reads, and the error a checkpoint load must
+// throw: shared by the file-writing tests.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,10 @@
 #include <vector>
 
 #include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "hookforge/torch/io/checkpoint.hpp"
 
 namespace tfx {
 
@@ -45,6 +50,18 @@ struct temp_dir {
 inline std::string read_bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The message of the checkpoint_error `fn` must throw (a test failure when it throws none).
+template <class F>
+std::string error_of(F&& fn) {
+  try {
+    fn();
+  } catch (const hookforge::checkpoint_error& e) {
+    return e.what();
+  }
+  FAIL("expected a hookforge::checkpoint_error");
+  return {};
 }
 
 }  // namespace tfx
