@@ -1,4 +1,4 @@
-// hookforge/hookforge.hpp — the torch-free core (target hookforge::core, alias hookforge::hookforge):
+// hookforge/hookforge.hpp — the torch-free core (targets hookforge::core and hookforge::hookforge):
 // points, bindings, checks, static dispatch, wrappers, runtime hooks, binding tables.
 #pragma once
 

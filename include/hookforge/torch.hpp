@@ -1,6 +1,8 @@
 // hookforge/torch.hpp — the core plus the LibTorch layer (target hookforge::torch).
 #pragma once
 
+// checks.hpp first: a failed attach check is then reported one "included from" line sooner.
+#include "hookforge/core/checks.hpp"
 #include "hookforge/hookforge.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
 #include "hookforge/torch/amp/grad_scaler.hpp"

@@ -292,9 +292,17 @@ concept entry_model =
     detail::forward_through_pointer<M> || detail::forward_member<M> || detail::entry_callable<M>;
 
 // Runs the model on `in` and returns its output as an Entry (not merged into `in`).
-template <entry_model M>
+// Unconstrained, so that a model of the wrong shape gets this one message rather than
+// "no matching function for call to call_model" from inside a runner.
+template <class M>
 Entry call_model(M& model, const Entry& in) {
-  if constexpr (detail::forward_through_pointer<M>)
+  static_assert(entry_model<M>,
+                "hookforge: the model must take the batch as an Entry: give it "
+                "`forward(const hookforge::Entry&)` returning a Tensor or an Entry, or pass a "
+                "callable such as `[&](const hookforge::Entry& e) { return net(e.at(\"input\")); }`");
+  if constexpr (!entry_model<M>)
+    return {};
+  else if constexpr (detail::forward_through_pointer<M>)
     return detail::as_entry(model->forward(in));
   else if constexpr (detail::forward_member<M>)
     return detail::as_entry(model.forward(in));
