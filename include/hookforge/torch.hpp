@@ -9,6 +9,7 @@
 #include "hookforge/torch/data/batches.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/data/host_read.hpp"
 #include "hookforge/torch/data/model.hpp"
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"

@@ -59,6 +59,27 @@ struct CheckpointNote {
                           HOOKFORGE_HOOKS_INTO(read, pts::on_after_load_checkpoint));
 };
 
+/// Saves the trainer's checkpoint from a hook when `after_epochs` epochs are complete.
+struct SaveAfter {
+  std::int64_t after_epochs = -1;
+  std::filesystem::path path;
+  void save(TrainerContext& ctx) {
+    if (ctx.completed_epochs == after_epochs) ctx.save_checkpoint(path);
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save, pts::on_trainer_epoch_finished));
+};
+
+/// Keeps each epoch's trainer context; asks to stop after 2 epochs.
+struct Look {
+  std::vector<TrainerContext>* seen;
+  void look(TrainerContext& ctx) {
+    seen->push_back(ctx);
+    if (ctx.completed_epochs == 2) ctx.request_stop("enough");
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_trainer_epoch_finished));
+};
+
 /// Everything one run needs, built the same way each time.
 struct Run {
   Mlp model;
@@ -67,16 +88,16 @@ struct Run {
   ValidationLossDidNotImprove stop{100};
   TrainingEpochRunner<StepCounter> train;
   ValidationEpochRunner<> val;
-  Trainer<Mlp, TrainingEpochRunner<StepCounter>, ValidationEpochRunner<>, ValLossSum> trainer;
+  Trainer<Mlp, TrainingEpochRunner<StepCounter>, ValidationEpochRunner<>, ValLossSum, SaveAfter> trainer;
 
-  explicit Run(std::int64_t epochs, int seed)
+  explicit Run(std::int64_t epochs, int seed, SaveAfter save = {})
       : model((torch::manual_seed(seed), Mlp())),
         adam(model->parameters(), torch::optim::AdamOptions(0.01)),
         scheduler(adam, 1, 0.9),
         train(adam, training_options{.gradient_accumulation_steps = 2}, StepCounter{}),
         val(inference_options{}),
         trainer(model, train, val, trainer_options{.epochs = epochs, .scheduler = &scheduler, .stop = &stop},
-                ValLossSum{}) {}
+                ValLossSum{}, std::move(save)) {}
 };
 
 void check_identical(Run& a, Run& b) {
@@ -128,6 +149,53 @@ TEST_CASE("4 epochs straight equal 2 epochs + checkpoint + resume + 2 epochs, bi
   CHECK(result.completed_epochs == 4);
   check_identical(straight, resumed);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("a checkpoint a hook saves at on_trainer_epoch_finished resumes exactly", "[trainer][resume]") {
+  auto path = std::filesystem::temp_directory_path() / "hookforge-test-hook-save.ckpt";
+  std::filesystem::remove(path);
+  auto criterion = mse;
+  ShuffledLoader train_data{regression_data(5, 8, 0.1, 11), {}};
+  auto val_data = regression_data(2, 8, 0.1, 12);
+
+  torch::manual_seed(100);
+  Run straight(4, 7, SaveAfter{2, path});
+  torch::manual_seed(100);
+  straight.trainer.fit(train_data, val_data, criterion);
+  REQUIRE(std::filesystem::exists(path));
+
+  Run resumed(4, 99);
+  resumed.trainer.load_checkpoint(path);
+  CHECK(resumed.trainer.completed_epochs() == 2);
+  // StepLR(step 1, gamma 0.9) has stepped twice: epoch 3 runs at 0.01 * 0.9^2.
+  CHECK(resumed.adam.param_groups()[0].options().get_lr() == Approx(0.01 * 0.9 * 0.9).epsilon(1e-12));
+  resumed.trainer.fit(train_data, val_data, criterion);
+  check_identical(straight, resumed);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("at on_trainer_epoch_finished the epoch's bookkeeping is done", "[trainer]") {
+  std::vector<TrainerContext> seen;
+  torch::manual_seed(1);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.1);
+  StepLR scheduler(sgd, 1, 0.5);
+  TrainingEpochRunner train(sgd, {});
+  ValidationEpochRunner val(inference_options{});
+  Trainer trainer(model, train, val, {.epochs = 5, .scheduler = &scheduler, .work_dir = "runs/x"}, Look{&seen});
+  auto data = regression_data(2, 4);
+  auto result = trainer.fit(data, data, mse);
+  CHECK(result.completed_epochs == 2);
+  CHECK(result.stop_reason == "enough");
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].learning_rates.at(0) == 0.1);
+  CHECK(seen[0].next_learning_rates.at(0) == 0.05);
+  CHECK(seen[1].learning_rates.at(0) == 0.05);
+  CHECK(seen[0].epoch_seconds > 0);
+  CHECK(seen[0].work_dir == std::filesystem::path("runs/x"));
+  CHECK(seen[0].trainer != nullptr);
+  TrainerContext by_hand;
+  CHECK_THROWS_WITH(by_hand.save_checkpoint("x.ckpt"), Catch::Contains("not made by a Trainer"));
 }
 
 TEST_CASE("hooks add to checkpoints and read them back", "[trainer][checkpoint]") {

@@ -1,14 +1,19 @@
 // hookforge/torch/runners/trainer.hpp — the epoch loop around a training and a validation runner.
 //
 //   on_training_began
-//   per epoch:  criterion.set_epoch(epoch)           (when the criterion has a schedule)
+//   per epoch:  criterion.set_epoch(epoch), loaders' set_epoch(epoch)   (when they have one)
 //               training runner epoch
 //               validation runner epoch               (every val_interval epochs)
-//               on_trainer_epoch_finished             (ctx.train_scores, ctx.val_scores)
 //               LR scheduler step                     (metric-based ones get the monitored val score)
-//               stop condition, hook requests         (ctx.stop_training)
-//               the epoch's record                    (fit_result::history)
+//               stop condition                        (ctx.stop_training, ctx.stop_reason)
+//               on_trainer_epoch_finished             (scores, learning rates, epoch_seconds)
+//               hook stop requests, the epoch's record (fit_result::history)
 //   on_training_finished
+//
+// The epoch's bookkeeping is complete before on_trainer_epoch_finished fires, so a hook
+// that saves there (ctx.save_checkpoint) writes a file that resumes exactly: loading it
+// and calling fit() gives the same parameters, optimiser, scheduler and hook state as
+// the run that did not stop.
 //
 // Checkpoints (save_checkpoint / load_checkpoint) hold the model, the optimiser with
 // its param-group options, the scheduler, the scaler, every counter, the RNG state and
@@ -46,6 +51,22 @@
 
 namespace hookforge {
 
+/// What a checkpoint holds besides the model, counters, RNG, scheduler and hook state.
+struct checkpoint_content {
+  bool optimizer = true;  ///< the optimiser's state (without it, a resume restarts the optimiser)
+};
+
+namespace detail {
+/// What a trainer lets its hooks do to the run, through TrainerContext.
+class trainer_actions {
+ public:
+  virtual void save_checkpoint(const std::filesystem::path& path, checkpoint_content content) = 0;
+
+ protected:
+  ~trainer_actions() = default;
+};
+}  // namespace detail
+
 /// The Trainer's context.
 struct TrainerContext {
   std::int64_t epoch = 0;             ///< the epoch just run (at on_trainer_epoch_finished)
@@ -56,11 +77,30 @@ struct TrainerContext {
   epoch_scores val_scores;            ///< the last validation's means (empty before any)
   bool validated = false;             ///< validation ran this epoch
   std::vector<double> learning_rates; ///< per param group, as used this epoch
-  bool stop_training = false;         ///< hooks set: stop after this epoch
-  std::string stop_reason;            ///< why training stopped (set by the trainer or a hook)
+  std::vector<double> next_learning_rates; ///< per param group, for the next epoch (scheduler stepped)
+  double epoch_seconds = 0;           ///< wall time of this epoch's training and validation
+  std::filesystem::path work_dir;     ///< trainer_options::work_dir: where hooks write their files
+  bool stop_training = false;         ///< the run stops after this epoch (request_stop sets it)
+  std::string stop_reason;            ///< why (the stop condition's, or a hook's reason)
   /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
   /// at on_after_load_checkpoint: the entries read back.
   state_map* checkpoint_extra = nullptr;
+  /// The trainer firing this context (set by the Trainer; null in a context made by hand).
+  detail::trainer_actions* trainer = nullptr;
+
+  /// Stop the run after this epoch, saying why (the reason ends up in fit_result::stop_reason).
+  void request_stop(std::string reason) {
+    stop_training = true;
+    stop_reason = std::move(reason);
+  }
+
+  /// Write the trainer's checkpoint to `path` (atomically). At on_trainer_epoch_finished the
+  /// file resumes exactly: the scheduler has stepped and the stop condition has been asked.
+  void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const {
+    if (trainer == nullptr)
+      throw std::logic_error("TrainerContext::save_checkpoint: this context was not made by a Trainer");
+    trainer->save_checkpoint(path, content);
+  }
 };
 
 /// Pass as the validation runner to train without validation.
@@ -72,6 +112,7 @@ struct trainer_options {
   lr_scheduler* scheduler = nullptr;         ///< stepped once per epoch; not owned
   stop_condition* stop = nullptr;            ///< asked after each validation; not owned
   std::string monitor = "loss";              ///< validation score for plateau schedulers and `stop`
+  std::filesystem::path work_dir = ".";      ///< where hooks write files (ctx.work_dir)
   bool print_bindings = false;               ///< print every component's binding table at start
 };
 
@@ -120,7 +161,7 @@ class module_snapshot {
 }  // namespace detail
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
-class Trainer {
+class Trainer : private detail::trainer_actions {
   static constexpr bool validates = !std::is_same_v<ValRunner, no_validation>;
   // The trainer refers to the model and runners it is given (they must outlive it);
   // `no_validation` is nothing to refer to, so it is taken by value (a temporary is fine).
@@ -129,7 +170,7 @@ class Trainer {
  public:
   using hook_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
                                  points::on_training_finished, points::on_before_save_checkpoint,
-                                 points::on_after_load_checkpoint>;
+                                 points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
   using Ctx = TrainerContext;
   static constexpr std::string_view runner_name = "Trainer";
 
@@ -160,6 +201,8 @@ class Trainer {
       const auto started = std::chrono::steady_clock::now();
       const std::int64_t epoch = completed_epochs_;
       update_criterion_schedule(criterion, epoch);
+      set_loader_epoch(train_loader, epoch);
+      set_loader_epoch(val_loader, epoch);
       ctx = context();
       ctx.epoch = epoch;
       ctx.learning_rates = learning_rates();
@@ -175,23 +218,24 @@ class Trainer {
         }
       }
       ctx.val_scores = last_val_scores_;
+      // The epoch's bookkeeping, complete before the hooks see the epoch (and may save it).
       completed_epochs_ = epoch + 1;
       ctx.completed_epochs = completed_epochs_;
       ctx.global_step = global_step();
-      hooks_.template fire<points::on_trainer_epoch_finished>(ctx);
       step_scheduler(ctx);
-      if (ctx.validated && options_.stop && options_.stop->should_stop(monitored(ctx.val_scores))) {
-        ctx.stop_training = true;
-        ctx.stop_reason = "stop condition";
-      }
-      if (stop && ctx.stop_reason.empty()) ctx.stop_reason = "requested by a runner hook";
+      ctx.next_learning_rates = learning_rates();
+      if (ctx.validated && options_.stop && options_.stop->should_stop(monitored(ctx.val_scores)))
+        ctx.request_stop("stop condition");
+      if (stop && ctx.stop_reason.empty()) ctx.request_stop("requested by a runner hook");
+      ctx.epoch_seconds = seconds_since(started);
+      hooks_.template fire<points::on_trainer_epoch_finished>(ctx);
       if (ctx.stop_training && ctx.stop_reason.empty()) ctx.stop_reason = "requested by a trainer hook";
+      stop = stop || ctx.stop_training;
       result.train_scores = ctx.train_scores;
       result.val_scores = ctx.val_scores;
       result.history.push_back({epoch, ctx.train_scores, ctx.validated ? ctx.val_scores : epoch_scores{},
-                                ctx.validated, ctx.learning_rates,
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
-      if (stop || ctx.stop_training) {
+                                ctx.validated, ctx.learning_rates, seconds_since(started)});
+      if (stop) {
         result.stop_reason = ctx.stop_reason;
         break;
       }
@@ -209,8 +253,9 @@ class Trainer {
     return fit(train_loader, no_validation{}, criterion);
   }
 
-  /// Write everything needed to resume to `path` (atomically).
-  void save_checkpoint(const std::filesystem::path& path) {
+  /// Write everything needed to resume to `path` (atomically). Between epochs, or from a
+  /// hook through TrainerContext::save_checkpoint.
+  void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) override {
     state_map extra;
     Ctx ctx = context();
     ctx.checkpoint_extra = &extra;
@@ -218,7 +263,7 @@ class Trainer {
 
     checkpoint_writer out;
     if (auto* module = module_of(*model_)) out.add_module("model", *module);
-    out.add_optimizer("optimizer", train_->optimizer());
+    if (content.optimizer) out.add_optimizer("optimizer", train_->optimizer());
     out.add_state("trainer", state_dict());
     if (!last_val_scores_.empty()) out.add_state("last_val_scores", val_scores_state());
     if (options_.scheduler) out.add_state("scheduler", options_.scheduler->state_dict());
@@ -229,6 +274,8 @@ class Trainer {
     out.add_state("extra", extra);
     out.add_rng();
     out.save(path);
+    ctx.checkpoint_extra = nullptr;
+    hooks_.template fire<points::on_after_save_checkpoint>(ctx);
   }
 
   /// Restore what save_checkpoint wrote; the next fit() continues from there.
@@ -252,7 +299,8 @@ class Trainer {
       if (in.kind(section) != kind) plan.fail(section, fmt::format("is not of kind '{}'", kind));
     };  // kind() names the file and the sections it has when one is missing
     if (module_of(*model_)) require("model", "module");
-    require("optimizer", "optimizer");
+    const bool has_optimizer = in.contains("optimizer");  // saved with checkpoint_content::optimizer
+    if (has_optimizer) require("optimizer", "optimizer");
     require("rng", "rng");
 
     // The reader checks a module and an optimizer before it copies anything. The optimizer
@@ -262,7 +310,7 @@ class Trainer {
       auto before = std::make_shared<detail::module_snapshot>(*module);
       plan.add_step("model", [&in, module] { in.load_module("model", *module); }, [before] { before->restore(); });
     }
-    plan.add_step("optimizer", [&] { in.load_optimizer("optimizer", train_->optimizer()); });
+    if (has_optimizer) plan.add_step("optimizer", [&] { in.load_optimizer("optimizer", train_->optimizer()); });
     plan.add_step("rng", [&] { in.load_rng(); });
     plan.apply();
 
@@ -305,8 +353,10 @@ class Trainer {
     last_val_scores_ = std::move(scores);
   }
 
-  Ctx context() const {
+  Ctx context() {
     Ctx ctx;
+    ctx.trainer = this;
+    ctx.work_dir = options_.work_dir;
     ctx.epoch = completed_epochs_;
     ctx.completed_epochs = completed_epochs_;
     ctx.total_epochs = options_.epochs;
@@ -316,6 +366,15 @@ class Trainer {
   }
 
   std::int64_t global_step() const { return train_->global_step(); }
+
+  template <class Loader>
+  static void set_loader_epoch(Loader& loader, std::int64_t epoch) {
+    if constexpr (requires { loader.set_epoch(epoch); }) loader.set_epoch(epoch);
+  }
+
+  static double seconds_since(std::chrono::steady_clock::time_point started) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
 
   std::vector<double> learning_rates() const {
     std::vector<double> lrs;
