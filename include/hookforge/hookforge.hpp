@@ -6,6 +6,7 @@
 #include "hookforge/core/binding_table.hpp"
 #include "hookforge/core/checks.hpp"  // first included here: keeps its "included from" chain short
 #include "hookforge/core/hook_pack.hpp"
+#include "hookforge/core/hook_set.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/points.hpp"
