@@ -5,7 +5,7 @@ set -euo pipefail
 
 # clang-19 builds and tests the torch-free core a second time (scripts/test.sh).
 packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev catch2
-          libbenchmark-dev libtorch-dev libgloo-dev)
+          libbenchmark-dev libtorch-dev libgloo-dev libpng-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -111,6 +112,11 @@ struct GANContext : epoch_counters {
   GradScaler* g_scaler = nullptr;
   torch::Device device = torch::kCPU;
   std::int64_t step_ratio = 1;
+  std::string real_field = "target";  ///< gan_options::real_field: the batch field holding the real sample
+  /// D's score ("output") on `sample`, called as the runner calls it (an Entry with "input" =
+  /// sample plus the batch's discriminator_fields), for hooks that run D themselves, e.g.
+  /// R1GradientPenalty on a real sample that requires grad. Valid during run_epoch.
+  std::function<torch::Tensor(const torch::Tensor& sample)> discriminate;
   std::int64_t d_steps = 0;  ///< D updates taken so far (whole run)
   std::int64_t g_steps = 0;  ///< G updates taken so far (whole run)
   gan_phase phase = gan_phase::none;
@@ -231,6 +237,10 @@ class GANTrainingRunner {
     ctx.g_scaler = &g_scaler_;
     ctx.device = options_.device;
     ctx.step_ratio = options_.step_ratio;
+    ctx.real_field = options_.real_field;
+    ctx.discriminate = [this, &discriminator, &ctx](const torch::Tensor& sample) {
+      return discriminate(discriminator, ctx, sample);
+    };
     ctx.d_steps = d_steps_;
     ctx.g_steps = g_steps_;
 
