@@ -70,11 +70,21 @@ struct Sleeper {
                           HOOKFORGE_HOOKS_INTO(in_step, pts::on_post_forward));
 };
 
-torch::Tensor flat(const std::vector<torch::Tensor>& tensors) {
-  std::vector<torch::Tensor> parts;
-  for (const auto& t : tensors) parts.push_back(t.flatten());
-  return torch::cat(parts);
-}
+/// A model whose EMA is shared by ref between a training and a validation runner.
+struct EmaRun {
+  Regressor model;
+  torch::optim::SGD sgd;
+  EMA ema;
+  TrainingEpochRunner<ref_hook<EMA>> train;
+  ValidationEpochRunner<ref_hook<EMA>> val;
+  explicit EmaRun(int seed, double momentum = 0.5)
+      : model((torch::manual_seed(seed), Regressor())),
+        sgd(model->parameters(), 0.1),
+        ema(model, {.momentum = momentum}),
+        train(sgd, {}, hookforge::ref(ema)),
+        val({}, hookforge::ref(ema)) {}
+  EmaRun(const EmaRun&) = delete;  // the runners refer to the members
+};
 
 /// A TrainingContext over `optimizer`, as the runner makes it at on_post_backward.
 TrainingContext backward_context(torch::optim::Optimizer& optimizer) {
@@ -290,28 +300,23 @@ TEST_CASE("EMA in a checkpoint: the model section holds the average, a resume re
           "[hooks][ema]") {
   temp_dir dir;
   const auto path = dir.path / "ema.ckpt";
-  torch::manual_seed(3);
-  Regressor model;
-  torch::optim::SGD sgd(model->parameters(), 0.1);
-  EMA ema{model, {.momentum = 0.5}};
-  TrainingEpochRunner train(sgd, {}, hookforge::ref(ema));
-  ValidationEpochRunner val({}, hookforge::ref(ema));
-  train.run_epoch(model, regression_data(3, 4), 0, mse);
-  const auto raw = snapshot(*model);
-  const auto averaged = ema.averaged();
+  EmaRun a(3);
+  a.train.run_epoch(a.model, regression_data(3, 4), 0, mse);
+  const auto raw = snapshot(*a.model);
+  const auto averaged = a.ema.averaged();
 
   // What the Trainer does around its save (on_before/after_save_checkpoint).
   TrainerContext trainer_ctx;
-  ema.handle(trainer_ctx, pts::on_before_save_checkpoint{});
+  a.ema.handle(trainer_ctx, pts::on_before_save_checkpoint{});
   {
     checkpoint_writer out;
-    out.add_module("model", *model);
-    save_component(out, "training_runner", train);
-    save_component(out, "validation_runner", val);
+    out.add_module("model", *a.model);
+    save_component(out, "training_runner", a.train);
+    save_component(out, "validation_runner", a.val);
     out.save(path);
   }
-  ema.handle(trainer_ctx, pts::on_after_save_checkpoint{});
-  CHECK(same(snapshot(*model), raw));
+  a.ema.handle(trainer_ctx, pts::on_after_save_checkpoint{});
+  CHECK(same(snapshot(*a.model), raw));
 
   checkpoint_reader in(path);
   Regressor deployed;
@@ -319,27 +324,22 @@ TEST_CASE("EMA in a checkpoint: the model section holds the average, a resume re
   CHECK(torch::equal(deployed->linear->weight, averaged.at("linear.weight")));
 
   // A fresh process: other weights, an empty EMA.
-  torch::manual_seed(99);
-  Regressor model2;
-  torch::optim::SGD sgd2(model2->parameters(), 0.1);
-  EMA ema2{model2, {.momentum = 0.5}};
-  TrainingEpochRunner train2(sgd2, {}, hookforge::ref(ema2));
-  ValidationEpochRunner val2({}, hookforge::ref(ema2));
-  load_component(in, "training_runner", train2);
-  load_component(in, "validation_runner", val2);
-  in.load_module("model", *model2);  // the average, as the trainer loads it
-  ema2.handle(trainer_ctx, pts::on_after_load_checkpoint{});
-  CHECK(same(snapshot(*model2), raw));
-  CHECK(ema2.steps() == ema.steps());
-  CHECK(torch::equal(ema2.averaged().at("linear.weight"), averaged.at("linear.weight")));
-  CHECK(torch::equal(ema2.averaged().at("linear.bias"), averaged.at("linear.bias")));
+  EmaRun b(99);
+  load_component(in, "training_runner", b.train);
+  load_component(in, "validation_runner", b.val);
+  in.load_module("model", *b.model);  // the average, as the trainer loads it
+  b.ema.handle(trainer_ctx, pts::on_after_load_checkpoint{});
+  CHECK(same(snapshot(*b.model), raw));
+  CHECK(b.ema.steps() == a.ema.steps());
+  CHECK(torch::equal(b.ema.averaged().at("linear.weight"), averaged.at("linear.weight")));
+  CHECK(torch::equal(b.ema.averaged().at("linear.bias"), averaged.at("linear.bias")));
 
   // The next updates agree too.
   auto more = regression_data(2, 4, 0.0, 7);
-  train.run_epoch(model, more, 1, mse);
-  train2.run_epoch(model2, more, 1, mse);
-  CHECK(same(snapshot(*model2), snapshot(*model)));
-  CHECK(torch::equal(ema2.averaged().at("linear.weight"), ema.averaged().at("linear.weight")));
+  a.train.run_epoch(a.model, more, 1, mse);
+  b.train.run_epoch(b.model, more, 1, mse);
+  CHECK(same(snapshot(*b.model), snapshot(*a.model)));
+  CHECK(torch::equal(b.ema.averaged().at("linear.weight"), a.ema.averaged().at("linear.weight")));
 }
 
 TEST_CASE("EMA's state is stored once in a checkpoint however many components share it",
@@ -369,58 +369,39 @@ TEST_CASE("EMA's state is stored once in a checkpoint however many components sh
 }
 
 namespace {
-// The Trainer's own save and load, where it fires on_after_save_checkpoint (the
-// coordinator's trainer); a warning where it does not yet.
-template <class Hook>
-void ema_resumes_through_trainer() {
-  using Train = TrainingEpochRunner<ref_hook<Hook>>;
-  using Val = ValidationEpochRunner<ref_hook<Hook>>;
-  using T = Trainer<Regressor, Train, Val, ref_hook<Hook>>;
-  if constexpr (T::hook_points::template contains<pts::on_after_save_checkpoint>) {
-    temp_dir dir;
-    const auto path = dir.path / "trainer.ckpt";
-    auto data = regression_data(3, 4);
-    struct Run {
-      Regressor model;
-      torch::optim::SGD sgd;
-      Hook ema;
-      Train train;
-      Val val;
-      T trainer;
-      Run(int seed, std::int64_t epochs)
-          : model((torch::manual_seed(seed), Regressor())),
-            sgd(model->parameters(), 0.1),
-            ema(model, {.momentum = 0.3}),
-            train(sgd, {}, hookforge::ref(ema)),
-            val({}, hookforge::ref(ema)),
-            trainer(model, train, val, trainer_options{.epochs = epochs}, hookforge::ref(ema)) {}
-    };
-    Run straight(1, 4);
-    straight.trainer.fit(data, data, mse);
-
-    Run first(1, 2);
-    first.trainer.fit(data, data, mse);
-    const auto raw = snapshot(*first.model);
-    first.trainer.save_checkpoint(path);
-    CHECK(same(snapshot(*first.model), raw));  // swapped back after the save
-
-    Run resumed(42, 4);
-    resumed.trainer.load_checkpoint(path);
-    CHECK(same(snapshot(*resumed.model), raw));
-    resumed.trainer.fit(data, data, mse);
-    CHECK(same(snapshot(*resumed.model), snapshot(*straight.model)));
-    CHECK(torch::equal(resumed.ema.averaged().at("linear.weight"),
-                       straight.ema.averaged().at("linear.weight")));
-    CHECK(resumed.ema.steps() == straight.ema.steps());
-  } else {
-    WARN(
-        "the Trainer does not fire on_after_save_checkpoint yet: EMA's trainer round trip not run");
-  }
-}
+/// EmaRun with a Trainer around it (the EMA attached to the trainer too).
+struct EmaTrainerRun : EmaRun {
+  Trainer<Regressor, decltype(train), decltype(val), ref_hook<EMA>> trainer;
+  EmaTrainerRun(int seed, std::int64_t epochs)
+      : EmaRun(seed, 0.3),
+        trainer(model, train, val, trainer_options{.epochs = epochs}, hookforge::ref(ema)) {}
+};
 }  // namespace
 
 TEST_CASE("EMA through the Trainer: saved with the average, resumed exactly", "[hooks][ema]") {
-  ema_resumes_through_trainer<EMA>();
+  temp_dir dir;
+  const auto path = dir.path / "trainer.ckpt";
+  auto data = regression_data(3, 4);
+  EmaTrainerRun straight(1, 4);
+  straight.trainer.fit(data, data, mse);
+
+  EmaTrainerRun first(1, 2);
+  first.trainer.fit(data, data, mse);
+  const auto raw = snapshot(*first.model);
+  first.trainer.save_checkpoint(path);
+  CHECK(same(snapshot(*first.model), raw));  // swapped back after the save
+  Regressor deployed;
+  checkpoint_reader(path).load_module("model", *deployed);
+  CHECK(torch::equal(deployed->linear->weight, first.ema.averaged().at("linear.weight")));
+
+  EmaTrainerRun resumed(42, 4);
+  resumed.trainer.load_checkpoint(path);
+  CHECK(same(snapshot(*resumed.model), raw));
+  resumed.trainer.fit(data, data, mse);
+  CHECK(same(snapshot(*resumed.model), snapshot(*straight.model)));
+  CHECK(torch::equal(resumed.ema.averaged().at("linear.weight"),
+                     straight.ema.averaged().at("linear.weight")));
+  CHECK(resumed.ema.steps() == straight.ema.steps());
 }
 
 TEST_CASE("EMA's state_dict is checked against the model", "[hooks][ema]") {
@@ -705,8 +686,11 @@ TEST_CASE("HookProfiler times each wrapped hook per point; the others are untouc
   static_assert(priority_of<profiled_hook<ProgressBar>>() == priority::BELOW_NORMAL);
   static_assert(stateful<profiled_hook<ref_hook<EMA>>>);
   static_assert(state_key_of<profiled_hook<ref_hook<EMA>>>() == "EMA");
-  TrainingEpochRunner train(sgd, {}, profiler.wrap(IterTimer{}), profiler.wrap(hookforge::ref(ema)),
+  // A pack of hooks, wrapped hook by hook into a hook_set.
+  TrainingEpochRunner train(sgd, {}, profiler.wrap(IterTimer{}, hookforge::ref(ema)),
                             GradientClip{1.0});
+  static_assert(std::is_same_v<decltype(profiler.wrap(hook_set(IterTimer{}, EmptyCache{}))),
+                               hook_set<profiled_hook<IterTimer>, profiled_hook<EmptyCache>>>);
   train.run_epoch(model, regression_data(3, 4), 0, mse);
   CHECK(ema.steps() == 3);
 

@@ -3,7 +3,7 @@
 //   hookforge::HookProfiler profiler;
 //   TrainingEpochRunner train{optimizer, {},
 //                             profiler.wrap(hookforge::ProgressBar{}),       // timed
-//                             profiler.wrap(hookforge::ref(ema)),            // timed
+//                             profiler.wrap(hookforge::ref(ema), timer),     // a set, timed
 //                             hookforge::GradientClip{1.0}};                 // not timed
 //   Trainer trainer{model, train, val, options, hookforge::ref(profiler)};  // table at the end
 //   ...
@@ -17,10 +17,11 @@
 //
 // `wrap(hook)` (or hookforge::profiled(profiler, hook)) is a wrapper hook, like ref or
 // when: it has the hook's bindings, priority, state and state key, and times each call of
-// each handler with two steady_clock reads, under (hook, method, point). Wrapping hook by
-// hook, rather than a whole pack into one hook, keeps each hook's own priority and state
-// key, so a profiled run fires in the same order and saves the same checkpoint. Hooks that
-// are not wrapped are untouched: the profiler costs nothing where it is not attached.
+// each handler with two steady_clock reads, under (hook, method, point). `wrap(a, b, …)`
+// and `wrap(a_hook_set)` wrap a pack of hooks: they give a hook_set of wrappers, which a
+// runner attaches hook by hook. So each hook keeps its own priority and state key, and a
+// profiled run fires in the same order and saves the same checkpoint. Hooks that are not
+// wrapped are untouched: the profiler costs nothing where it is not attached.
 //
 // Attached to the trainer by ref, the profiler prints its table at on_training_finished
 // (options: where, or not at all). It is neither copyable nor movable: the wrappers point
@@ -35,12 +36,14 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_set.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/wrappers/wrapper.hpp"
@@ -174,6 +177,23 @@ class HookProfiler {
   template <class H>
   profiled_hook<H> wrap(H hook) {
     return profiled_hook<H>(std::move(hook), *this);
+  }
+
+  /// Several hooks, each timed: a hook_set of their wrappers, attached in the set's place.
+  template <class... H>
+    requires(sizeof...(H) > 1)
+  hook_set<profiled_hook<H>...> wrap(H... hooks) {
+    return hook_set<profiled_hook<H>...>(profiled_hook<H>(std::move(hooks), *this)...);
+  }
+
+  /// Each hook of a set (a bundle's, e.g.), timed: a set of their wrappers.
+  template <class... H>
+  hook_set<profiled_hook<H>...> wrap(hook_set<H...> set) {
+    return std::apply(
+        [this](H&... hooks) {
+          return hook_set<profiled_hook<H>...>(profiled_hook<H>(std::move(hooks), *this)...);
+        },
+        set.hooks);
   }
 
   void record(std::size_t slot, clock::duration elapsed) {
