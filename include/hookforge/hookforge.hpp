@@ -14,6 +14,7 @@
 #include "hookforge/core/runner.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
 #include "hookforge/core/runtime/attach_policy.hpp"
+#include "hookforge/core/runtime/closest_names.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/core/wrappers/filter.hpp"

@@ -32,6 +32,7 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
 #include "hookforge/core/runtime/attach_policy.hpp"
+#include "hookforge/core/runtime/closest_names.hpp"
 #include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 
@@ -55,35 +56,6 @@ struct runtime_counts {
 
 namespace detail {
 
-/// Levenshtein distance between two names.
-inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-/// The names in `candidates` nearest to `name` (all those at the least distance) and that distance.
-inline std::pair<std::vector<std::string_view>, std::size_t> closest_names(
-    std::string_view name, std::span<const std::string_view> candidates) {
-  std::vector<std::string_view> best;
-  std::size_t least = static_cast<std::size_t>(-1);
-  for (auto c : candidates) {
-    auto d = edit_distance(name, c);
-    if (d < least) best.clear(), least = d;
-    if (d == least) best.push_back(c);
-  }
-  return {best, least};
-}
-
 inline bool is_builtin_point(std::string_view name) {
   const auto& names = points::builtin::names;
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -95,6 +67,100 @@ inline std::string describe_unknown_point(std::string_view name, std::span<const
   auto closest = closest_names(name, points).first;
   if (closest.empty()) return fmt::format("'{}'", name);
   return fmt::format("'{}' (closest point of {}: {})", name, runner, detail::join(closest, ", "));
+}
+
+/// A point name of a handler that is no point of the runner (see the rule above).
+struct point_issue {
+  std::string method;
+  std::string point;
+  std::string described;  ///< "'on_post_stpe' (closest point of R: on_post_step)"
+};
+
+/// Where a runtime hook's handlers go on one runner, and what attaching reports: the
+/// one place the rule above is written (attach() and a config's checks both use it).
+struct binding_plan {
+  struct placement {
+    std::size_t point;
+    const erased_handler* handler;
+    erased_call call;  ///< the one for this point (see erased_handler::call_at)
+  };
+  std::vector<placement> placed;
+  std::string error;         ///< non-empty: the hook cannot be bound (binding_error's text)
+  std::string error_method;  ///< the handler `error` is about
+  std::vector<std::string_view> unmatched;  ///< handlers that bind to no point of the runner
+  std::vector<point_issue> unknown;         ///< the unmatched handlers' names that are no built-in point
+  std::vector<point_issue> near_misses;     ///< names of bound handlers that look misspelled
+
+  /// SR-Forge's warning when a handler matches nothing.
+  std::string unmatched_text(std::string_view hook, std::string_view runner) const {
+    auto text = fmt::format("Hook {} declares handler method(s) (['{}']) but {} exposes no "
+                            "matching HookPoint. Was this hook attached to the wrong target?",
+                            hook, detail::join(unmatched, "', '"), runner);
+    if (!unknown.empty()) {
+      std::vector<std::string_view> names;
+      for (const auto& u : unknown) names.push_back(u.described);
+      text += fmt::format(" Unknown point name(s): {}.", detail::join(names, ", "));
+    }
+    return text;
+  }
+  static std::string near_miss_text(const point_issue& issue, std::string_view hook,
+                                    std::string_view runner) {
+    return fmt::format(
+        "Handler {}::{} binds to {}, which is no point of {} nor a built-in point. Is it misspelled?",
+        hook, issue.method, issue.described, runner);
+  }
+  /// What attach() reports, in order.
+  std::vector<std::string> reports(std::string_view hook, std::string_view runner) const {
+    std::vector<std::string> out;
+    if (!unmatched.empty()) out.push_back(unmatched_text(hook, runner));
+    for (const auto& n : near_misses) out.push_back(near_miss_text(n, hook, runner));
+    return out;
+  }
+};
+
+inline binding_plan plan_bindings(const erased_hook& hook, std::span<const std::string_view> points,
+                                  std::string_view runner) {
+  binding_plan plan;
+  for (const auto& h : hook.handlers) {
+    if (h.points.empty()) continue;  // disabled by a bindings remap
+    bool matched = false;
+    std::vector<std::string_view> foreign;
+    for (const auto& name : h.points) {
+      auto it = std::find(points.begin(), points.end(), name);
+      if (it == points.end()) {
+        foreign.push_back(name);
+        continue;
+      }
+      matched = true;
+      auto call = h.call_at(name);
+      if (!call && h.needs_unknown_point(name)) {
+        plan.error = fmt::format(
+            "handler {}::{} takes the point tag, but point {} of {} is neither one "
+            "of its declared points nor a built-in one, so the hook cannot know its type. Bind "
+            "it in code, or let the handler also take the context alone",
+            hook.type_name, h.method, name, runner);
+        plan.error_method = h.method;
+        return plan;
+      }
+      if (!call) {
+        plan.error = fmt::format("handler {}::{} cannot be called with the context of {} at point {}",
+                                 hook.type_name, h.method, runner, name);
+        plan.error_method = h.method;
+        return plan;
+      }
+      plan.placed.push_back({static_cast<std::size_t>(it - points.begin()), &h, call});
+    }
+    if (!matched) plan.unmatched.push_back(h.method);
+    for (auto name : foreign) {
+      if (is_builtin_point(name)) continue;
+      if (!matched)
+        plan.unknown.push_back({h.method, std::string(name), describe_unknown_point(name, points, runner)});
+      else if (closest_names(name, points).second <= 2)
+        plan.near_misses.push_back(
+            {h.method, std::string(name), describe_unknown_point(name, points, runner)});
+    }
+  }
+  return plan;
 }
 
 }  // namespace detail
@@ -136,65 +202,14 @@ class runtime_hooks {
               std::string_view runner, std::span<const std::string_view> taken_keys,
               attach_policy policy = {}) {
     check_state_key(hook, taken_keys, runner);
-
-    struct placement {
-      std::size_t point;
-      const detail::erased_handler* handler;
-      detail::erased_call call;  ///< the one for this point (see erased_handler::call_at)
-    };
-    std::vector<placement> placed;
-    std::vector<std::string_view> unmatched;
-    std::vector<std::string> unknown;  // point names of unmatched handlers that are no built-in point
-    std::vector<std::string> near_misses;
-    for (const auto& h : hook.handlers) {
-      if (h.points.empty()) continue;  // disabled by a bindings remap
-      bool matched = false;
-      std::vector<std::string_view> foreign;
-      for (const auto& name : h.points) {
-        auto it = std::find(points.begin(), points.end(), name);
-        if (it == points.end()) {
-          foreign.push_back(name);
-          continue;
-        }
-        matched = true;
-        auto call = h.call_at(name);
-        if (!call && h.needs_unknown_point(name))
-          throw binding_error(fmt::format(
-              "hookforge: handler {}::{} takes the point tag, but point {} of {} is neither one "
-              "of its declared points nor a built-in one, so the hook cannot know its type. Bind "
-              "it in code, or let the handler also take the context alone",
-              hook.type_name, h.method, name, runner));
-        if (!call)
-          throw binding_error(fmt::format(
-              "hookforge: handler {}::{} cannot be called with the context of {} at point {}",
-              hook.type_name, h.method, runner, name));
-        placed.push_back({static_cast<std::size_t>(it - points.begin()), &h, call});
-      }
-      if (!matched) unmatched.push_back(h.method);
-      for (auto name : foreign) {
-        if (detail::is_builtin_point(name)) continue;
-        if (!matched)
-          unknown.push_back(detail::describe_unknown_point(name, points, runner));
-        else if (detail::closest_names(name, points).second <= 2)
-          near_misses.push_back(fmt::format(
-              "Handler {}::{} binds to {}, which is no point of {} nor a built-in point. Is it misspelled?",
-              hook.type_name, h.method, detail::describe_unknown_point(name, points, runner), runner));
-      }
-    }
-    if (!unmatched.empty()) {
-      auto text = fmt::format("Hook {} declares handler method(s) (['{}']) but {} exposes no "
-                              "matching HookPoint. Was this hook attached to the wrong target?",
-                              hook.type_name, detail::join(unmatched, "', '"), runner);
-      if (!unknown.empty())
-        text += fmt::format(" Unknown point name(s): {}.", detail::join(unknown, ", "));
-      report(policy, text);
-    }
-    for (const auto& text : near_misses) report(policy, text);
+    auto plan = detail::plan_bindings(hook, points, runner);
+    if (!plan.error.empty()) throw binding_error("hookforge: " + plan.error);
+    for (const auto& text : plan.reports(hook.type_name, runner)) report(policy, text);
 
     handlers_.resize(std::max(handlers_.size(), points.size()));
     priorities_.resize(handlers_.size());
     described_.resize(handlers_.size());
-    for (const auto& [point, h, call] : placed) {
+    for (const auto& [point, h, call] : plan.placed) {
       // All runtime handlers share one position (the slot's), so by order.hpp's rule a
       // later one runs after its equals.
       auto& priorities = priorities_[point];

@@ -1,7 +1,8 @@
 // hookforge/torch/amp/autocast.hpp — mixed precision for a scope: float16 on CUDA, bfloat16 on CPU.
 //
-// An RAII guard around forward and loss. LibTorch's C++ autocast API changed in
-// 2.4 (per-device-type functions); both spellings are handled here.
+// An RAII guard around forward and loss, and one that turns autocast off for a scope
+// (metrics compute in float32 even inside an autocast region). LibTorch's C++ autocast
+// API changed in 2.4 (per-device-type functions); both spellings are handled here.
 #pragma once
 
 #include <ATen/autocast_mode.h>
@@ -70,6 +71,40 @@ class autocast_guard {
   c10::DeviceType type_;
   bool was_enabled_ = false;
   at::ScalarType old_dtype_ = at::kFloat;
+};
+
+/// Turns autocast off on the CPU and on CUDA for a scope, then restores both.
+class no_autocast_guard {
+ public:
+  no_autocast_guard() {
+#if HOOKFORGE_AUTOCAST_PER_DEVICE
+    was_cpu_ = at::autocast::is_autocast_enabled(c10::DeviceType::CPU);
+    was_cuda_ = at::autocast::is_autocast_enabled(c10::DeviceType::CUDA);
+    at::autocast::set_autocast_enabled(c10::DeviceType::CPU, false);
+    at::autocast::set_autocast_enabled(c10::DeviceType::CUDA, false);
+#else
+    was_cpu_ = at::autocast::is_cpu_enabled();
+    was_cuda_ = at::autocast::is_enabled();
+    at::autocast::set_cpu_enabled(false);
+    at::autocast::set_enabled(false);
+#endif
+  }
+  ~no_autocast_guard() {
+#if HOOKFORGE_AUTOCAST_PER_DEVICE
+    at::autocast::set_autocast_enabled(c10::DeviceType::CPU, was_cpu_);
+    at::autocast::set_autocast_enabled(c10::DeviceType::CUDA, was_cuda_);
+#else
+    at::autocast::set_cpu_enabled(was_cpu_);
+    at::autocast::set_enabled(was_cuda_);
+#endif
+  }
+
+  no_autocast_guard(const no_autocast_guard&) = delete;
+  no_autocast_guard& operator=(const no_autocast_guard&) = delete;
+
+ private:
+  bool was_cpu_ = false;
+  bool was_cuda_ = false;
 };
 
 }  // namespace hookforge

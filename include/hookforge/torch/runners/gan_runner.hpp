@@ -21,6 +21,7 @@
 //     loss, backward     g_criterion(entry) + extra losses; backward (scaled), then unscaled
 //     on_post_g_backward G's gradients visible and editable; hooks may clear ctx.run_g to skip the step
 //     G step             ctx.g_stepped
+//   metrics              options.metrics on G's output ("output") and the real sample ("target")
 //   on_post_step
 // around them: train mode for both, on_epoch_start … on_epoch_end (ctx.scores holds the means).
 #pragma once
@@ -48,6 +49,7 @@
 #include "hookforge/torch/data/model.hpp"
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/metrics/metric.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/training_runner.hpp"
 
@@ -68,6 +70,9 @@ struct gan_options {
   /// In the G phase, also score the real sample with the (updated) D, detached, as
   /// "d_real_for_g" (relativistic losses such as ESRGAN's).
   bool d_real_for_g = false;
+  /// Computed on each batch where G ran (in either phase), on the batch with "output" the
+  /// generator's output (fake_field) and "target" the real sample (real_field).
+  std::vector<metric> metrics{};
 };
 
 /// Which network the batch is working on; set by the runner.
@@ -79,16 +84,19 @@ class gan_score_accumulator {
  public:
   score_accumulator d;  ///< "d_loss" (the total) and "d.<term>"
   score_accumulator g;  ///< "g_loss" (the total) and "g.<term>"
+  score_accumulator metrics;  ///< gan_options::metrics, over the batches where G ran
 
   /// Both accumulators' means, in one map (their names do not overlap).
   epoch_scores means() const {
     auto out = d.means();
     for (auto& [name, value] : g.means()) out[name] = value;
+    for (auto& [name, value] : metrics.means()) out[name] = value;
     return out;
   }
   void reset() {
     d.reset();
     g.reset();
+    metrics.reset();
   }
 };
 
@@ -234,8 +242,10 @@ class GANTrainingRunner {
       begin_batch(ctx, batch++, std::move(input));
       hooks_.template fire<points::on_pre_step>(ctx);
       bool fake_has_graph = false;  // the entry's "fake" can carry G's gradient
+      const bool generated = ctx.run_d || ctx.run_g;
       if (ctx.run_d) discriminator_phase(generator, discriminator, d_criterion, ctx, fake_has_graph);
       if (ctx.run_g) generator_phase(generator, discriminator, g_criterion, ctx, fake_has_graph);
+      if (generated) record_metrics(ctx);
       ctx.phase = gan_phase::none;
       hooks_.template fire<points::on_post_step>(ctx);
       ++global_step_;
@@ -285,6 +295,7 @@ class GANTrainingRunner {
     if (options_.step_ratio < 1)
       throw std::invalid_argument("GANTrainingRunner: step_ratio must be >= 1, got " +
                                   std::to_string(options_.step_ratio));
+    check_metrics(options_.metrics, runner_name, {"d_loss", "g_loss"}, {"d.", "g."});
   }
 
   static GradScaler scaler_for(const gan_options& options, grad_scaler_options scaler) {
@@ -424,6 +435,22 @@ class GANTrainingRunner {
     scores[network + "_loss"] = total.detach();
     running.add(scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
     for (auto& [name, value] : scores) ctx.batch_scores[name] = value;
+  }
+
+  /// The metrics on G's output against the real sample, seen under "output" and "target".
+  void record_metrics(Ctx& ctx) {
+    if (options_.metrics.empty()) return;
+    const bool aliased = options_.fake_field == "output" && options_.real_field == "target";
+    Entry renamed;
+    if (!aliased) {
+      renamed = ctx.entry;  // shares the tensors
+      renamed.set("output", ctx.entry.at(options_.fake_field));
+      renamed.set("target", ctx.entry.at(options_.real_field));
+    }
+    std::map<std::string, torch::Tensor> values;
+    hookforge::record_metrics(options_.metrics, aliased ? ctx.entry : renamed, values, runner_name);
+    ctx.running_scores.metrics.add(values, static_cast<std::int64_t>(ctx.entry.batch_size()));
+    for (auto& [name, value] : values) ctx.batch_scores[name] = value;
   }
 
   torch::optim::Optimizer* d_optimizer_;

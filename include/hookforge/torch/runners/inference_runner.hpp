@@ -1,7 +1,7 @@
 // hookforge/torch/runners/inference_runner.hpp — epochs without gradients: inference, validation, benchmarking.
 //
 // All three run the model in eval mode under torch::NoGradGuard and fire
-//   on_epoch_start → per batch: forward, postprocessors, [loss] → on_post_step → on_epoch_end.
+//   on_epoch_start → per batch: forward, postprocessors, [loss], [metrics] → on_post_step → on_epoch_end.
 // They differ in the criterion:
 //   InferenceRunner         none needed; scores only when one is given
 //   ValidationEpochRunner   required — without one it is a compile error (or, for a
@@ -25,6 +25,7 @@
 #include "hookforge/torch/data/batches.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/model.hpp"
+#include "hookforge/torch/metrics/metric.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/training_runner.hpp"
 
@@ -50,6 +51,7 @@ struct inference_options {
   bool mixed_precision = false;
   torch::Device device = torch::kCPU;
   std::vector<postprocessor> postprocessors{};
+  std::vector<metric> metrics{};  ///< computed on each batch (with or without a criterion), beside the loss
 };
 
 namespace detail {
@@ -65,7 +67,9 @@ class inference_loop : public runner_base<Runner, Hooks...> {
   using Ctx = InferenceContext;
 
   explicit inference_loop(inference_options options, Hooks... hooks)
-      : runner_base<Runner, Hooks...>(std::move(hooks)...), options_(std::move(options)) {}
+      : runner_base<Runner, Hooks...>(std::move(hooks)...), options_(std::move(options)) {
+    check_metrics(options_.metrics, Runner::runner_name);
+  }
 
   /// The loader and criterion are used during the call only (temporaries are fine).
   template <class Model, class Loader, class C = no_criterion>
@@ -104,8 +108,10 @@ class inference_loop : public runner_base<Runner, Hooks...> {
       if constexpr (has_criterion) {
         ctx.loss = total_loss(ctx.losses);
         record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
-        ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
       }
+      record_metrics(options_.metrics, ctx.entry, ctx.batch_scores, Runner::runner_name);
+      if (!ctx.batch_scores.empty())
+        ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
       this->hooks_.template fire<points::on_post_step>(ctx);
     });
     return this->finish_epoch(ctx, batches);

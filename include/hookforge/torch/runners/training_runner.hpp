@@ -9,6 +9,7 @@
 //   on_post_backward  gradients visible and editable (unscaled on batches that update);
 //                     hooks may set ctx.skip_optimizer_step
 //   update            every gradient_accumulation_steps batches and on the last batch
+//   scores            the loss terms and options.metrics into ctx.batch_scores (on the device)
 //   on_post_step      ctx.optimizer_stepped says whether the update happened
 // around them: train mode, on_epoch_start … on_epoch_end (ctx.scores holds the epoch's means).
 #pragma once
@@ -33,6 +34,7 @@
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/model.hpp"
 #include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/metrics/metric.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 
 namespace hookforge {
@@ -73,6 +75,7 @@ struct training_options {
   torch::Device device = torch::kCPU;     ///< where batches are moved before forward
   grad_scaler_options scaler = {};        ///< used when mixed_precision is on
   std::vector<postprocessor> postprocessors{};
+  std::vector<metric> metrics{};          ///< computed on each trained batch, recorded beside the loss
 };
 
 template <class... Hooks>
@@ -93,6 +96,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
     if (options_.gradient_accumulation_steps < 1)
       throw std::invalid_argument("TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
                                   std::to_string(options_.gradient_accumulation_steps));
+    check_metrics(options_.metrics, runner_name);
   }
 
   /// Train `model` for one epoch over `loader` and return the epoch's mean scores.
@@ -192,6 +196,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
     if (ctx.optimizer_step_due) update(ctx, /*unscaled=*/true);
 
     record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
+    record_metrics(options_.metrics, ctx.entry, ctx.batch_scores, runner_name);
     ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
   }
 

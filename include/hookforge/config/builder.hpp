@@ -1,0 +1,189 @@
+// hookforge/config/builder.hpp — turns a validated document into objects.
+//
+//   hookforge::config::builder b{std::move(doc), {.strict = false}};
+//   auto epochs = b.get<int>("trainer.params.epochs");
+//   auto model  = b.get<std::shared_ptr<Model>>("model");   // a kind declared for Model
+//
+// `read<T>(value)` resolves the value's `${...}` and converts it with value_traits<T>.
+// An entry (`{_target: Name, params: {...}}`) is built through the registry of the kind
+// its parameter expects. Each entry of the document builds at most one object: built
+// objects are kept by key path, so `${ref:a.b}` anywhere gives the object at a.b, built
+// the first time it is needed and the same object afterwards. A `${ref}` cycle (a's
+// parameters need b, b's need a) is reported with its chain, never followed.
+#pragma once
+
+#include <any>
+#include <exception>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "hookforge/config/convert.hpp"
+#include "hookforge/config/document.hpp"
+#include "hookforge/config/error.hpp"
+#include "hookforge/config/registry.hpp"
+
+namespace hookforge::config {
+
+struct build_options {
+  /// Every runtime-binding warning (a hook that binds to no point of its component, a
+  /// point name that looks misspelled) is a config_error instead.
+  bool strict = false;
+};
+
+class builder {
+ public:
+  /// Validates `doc` (see document::validate). Throws config_error.
+  explicit builder(document doc, build_options options = {})
+      : doc_(std::make_unique<document>(std::move(doc))), options_(options) {
+    doc_->validate();
+  }
+
+  const document& doc() const { return *doc_; }
+  const build_options& options() const { return options_; }
+
+  /// The value at dotted `path` (throws config_error when there is none).
+  value at(std::string_view path) const { return doc_->at(path); }
+  bool has(std::string_view path) const {
+    try {
+      doc_->at(path);
+      return true;
+    } catch (const config_error&) {
+      return false;
+    }
+  }
+
+  /// Convert `v` (its `${...}` resolved) to T.
+  template <class T>
+  T read(const value& v) {
+    static_assert(readable<T>,
+                  "hookforge::config: no value_traits<T> — declare T's kind (HOOKFORGE_DECLARE_KIND) "
+                  "or specialise hookforge::config::value_traits<T>");
+    return value_traits<T>::read(*this, doc_->resolve(v));
+  }
+
+  template <class T>
+  T get(std::string_view path) {
+    return read<T>(at(path));
+  }
+
+  /// The object an entry or a `${ref:path}` stands for, built once.
+  template <class Handle>
+    requires kind_handle<Handle>
+  Handle build(const value& written) {
+    value v = doc_->resolve(written);
+    if (auto path = v.reference(); !path.empty()) return build_at<Handle>(doc_->at(path, &v), v);
+    return build_at<Handle>(v, v);
+  }
+
+ private:
+  struct built {
+    std::any handle;
+    std::string kind;
+  };
+
+  template <class Handle>
+  Handle build_at(const value& target, const value& use) {
+    constexpr std::string_view kind = kind_traits<Handle>::name;
+    const auto& key = target.key();
+    if (auto it = built_.find(key); it != built_.end()) {
+      if (auto* h = std::any_cast<Handle>(&it->second.handle)) return *h;
+      throw config_error(use.where(), use.key(), fmt::format("a {}", kind),
+                         fmt::format("{}, which is built as a {}", key, it->second.kind));
+    }
+    for (std::size_t i = 0; i < building_.size(); ++i)
+      if (building_[i] == key) {
+        std::string chain;
+        for (std::size_t j = i; j < building_.size(); ++j) chain += building_[j] + " -> ";
+        throw config_error(use.where(), use.key(), "a ${ref} that does not depend on itself",
+                           fmt::format("the cycle {}{}", chain, key));
+      }
+    if (building_.size() >= doc_->bounds().max_depth)
+      throw config_error(use.where(), use.key(),
+                         fmt::format("at most {} objects built within each other", doc_->bounds().max_depth),
+                         "more");
+    building_.push_back(key);
+    struct pop {
+      std::vector<std::string>& s;
+      ~pop() { s.pop_back(); }
+    } guard{building_};
+
+    value entry = doc_->resolve(target);
+    Handle handle = entry.is_reference() ? build<Handle>(entry) : construct<Handle>(entry);
+    built_.emplace(key, built{handle, std::string(kind)});
+    return handle;
+  }
+
+  template <class Handle>
+  Handle construct(const value& entry) {
+    constexpr std::string_view kind = kind_traits<Handle>::name;
+    if (!entry.is_map())
+      throw config_error(entry.where(), entry.key(),
+                         fmt::format("a {}: a mapping with _target, or ${{ref:path}}", kind), entry.describe());
+    auto target_value = entry.find("_target");
+    if (!target_value)
+      throw config_error(entry.where(), entry.key(),
+                         fmt::format("a {}: a mapping with _target naming a registered {}", kind, kind),
+                         "a mapping without _target");
+    value target = doc_->resolve(*target_value);
+    if (!target.is_scalar() || target.is_reference())
+      throw config_error(target.where(), target.key(), fmt::format("the name of a registered {}", kind),
+                         target.describe());
+    auto& reg = registry<Handle>::instance();
+    const auto* found = reg.find(target.scalar());
+    if (!found)
+      throw config_error(target.where(), target.key(), fmt::format("a registered {}", kind), target.describe(),
+                         detail::closest_note(target.scalar(), reg.names(), fmt::format("no {} is registered", kind)));
+    if (!found->clashes.empty())
+      throw config_error(target.where(), target.key(), fmt::format("a {} name registered once", kind),
+                         fmt::format("'{}', registered by {} and {}", found->name, found->type,
+                                     hookforge::detail::join(found->clashes, ", ")));
+
+    std::vector<std::string> allowed{"_target", "params"};
+    for (std::string_view k : kind_traits<Handle>::entry_keys) allowed.emplace_back(k);
+    for (const auto& item : entry.items()) {
+      bool known = false;
+      for (const auto& a : allowed) known = known || a == item.name;
+      if (!known)
+        throw config_error(item.key.where(), item.val.key(),
+                           fmt::format("a key of a {} entry ({})", kind, hookforge::detail::join(allowed, ", ")),
+                           detail::quote(item.name), detail::closest_note(item.name, allowed));
+    }
+
+    try {
+      return found->build(*this, entry);
+    } catch (const config_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      // The class refused its parameters (std::invalid_argument "<Hook>: <param> must be ...").
+      auto params = entry.find("params");
+      const value& at = params ? *params : entry;
+      throw config_error(at.where(), at.key(), fmt::format("parameters that {} accepts", found->name),
+                         fmt::format("\"{}\"", e.what()));
+    }
+  }
+
+  std::unique_ptr<document> doc_;
+  build_options options_;
+  std::map<std::string, built, std::less<>> built_;
+  std::vector<std::string> building_;
+};
+
+/// A parameter that holds an object of a kind: an entry, or a `${ref:path}`.
+template <class Handle>
+  requires kind_handle<Handle>
+struct value_traits<Handle> {
+  static std::string expected() { return fmt::format("a {}", kind_traits<Handle>::name); }
+  template <class B>
+  static Handle read(B& b, const value& v) {
+    return b.template build<Handle>(v);
+  }
+};
+
+}  // namespace hookforge::config

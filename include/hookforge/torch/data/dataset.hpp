@@ -1,0 +1,136 @@
+// hookforge/torch/data/dataset.hpp — a dataset is "a size and one sample per index".
+//
+//   hookforge::tensor_dataset data{{"input", X}, {"target", Y}};   // X: [N, ...], Y: [N, ...]
+//   hookforge::Entry sample = data.get(3);                          // {"input": X[3], "target":
+//   Y[3]} hookforge::subset train(data, {0, 2, 4});                        // a view of three
+//   samples
+//
+// A `dataset` is any type with
+//   size() const   -> the number of samples (convertible to std::size_t)
+//   get(i) const   -> the sample at index i in [0, size()), as an Entry of ONE sample:
+//                     no batch dimension (the loader stacks samples into a batch).
+// `get` is const and, when a DataLoader runs worker threads, called from several threads
+// at once: a dataset that reads files or decodes images must do so without shared
+// mutable state (or guard it). Datasets are copied into loaders and subsets, so make them
+// cheap to copy (hold tensors, which share storage, or a std::shared_ptr to the rest).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "hookforge/torch/data/entry.hpp"
+
+namespace hookforge {
+
+/// See the top of this file.
+template <class D>
+concept dataset = requires(const D& d, std::size_t index) {
+  { d.size() } -> std::convertible_to<std::size_t>;
+  { d.get(index) } -> std::convertible_to<Entry>;
+};
+
+/// Named tensors sliced along dim 0: sample i is {name: tensor[i]} for each field, in
+/// the order given. Every tensor needs at least one dimension and the same size(0).
+class tensor_dataset {
+ public:
+  tensor_dataset(std::initializer_list<std::pair<std::string, torch::Tensor>> fields)
+      : tensor_dataset(Entry(fields)) {}
+  explicit tensor_dataset(Entry fields) : fields_(std::move(fields)) {
+    if (fields_.empty()) throw std::invalid_argument("tensor_dataset: fields must not be empty");
+    const std::string* first = nullptr;
+    for (const auto& [name, tensor] : fields_) {
+      if (!tensor.defined() || tensor.dim() == 0)
+        throw std::invalid_argument(
+            "tensor_dataset: field '" + name + "' must have a sample dimension (dim 0), got " +
+            (tensor.defined() ? "a 0-dimensional tensor" : "an undefined tensor"));
+      if (first == nullptr) {
+        first = &name;
+        size_ = tensor.size(0);
+      } else if (tensor.size(0) != size_) {
+        throw std::invalid_argument(
+            "tensor_dataset: fields must agree on the number of samples (dim 0), got " +
+            std::to_string(size_) + " for '" + *first + "' and " + std::to_string(tensor.size(0)) +
+            " for '" + name + "'");
+      }
+    }
+  }
+
+  std::size_t size() const noexcept { return static_cast<std::size_t>(size_); }
+
+  /// Views of each field's row `index` (no copy). Throws std::out_of_range past the end.
+  Entry get(std::size_t index) const {
+    if (index >= size())
+      throw std::out_of_range("tensor_dataset::get: index " + std::to_string(index) +
+                              " out of range for " + std::to_string(size()) + " samples");
+    Entry sample;
+    for (const auto& [name, tensor] : fields_)
+      sample.set(name, tensor.select(0, static_cast<std::int64_t>(index)));
+    return sample;
+  }
+
+  /// The whole tensors, as given.
+  const Entry& fields() const noexcept { return fields_; }
+
+ private:
+  Entry fields_;
+  std::int64_t size_ = 0;
+};
+
+/// A view of `dataset` through a list of indices: sample i is dataset.get(indices[i]).
+/// The dataset is shared (std::shared_ptr), so subsets of one dataset (random_split's)
+/// hold it once.
+template <dataset Dataset>
+class subset {
+ public:
+  using dataset_type = Dataset;
+
+  subset(Dataset data, std::vector<std::size_t> indices)
+      : subset(std::make_shared<const Dataset>(std::move(data)), std::move(indices)) {}
+  /// Throws std::invalid_argument for a null dataset or an index past its end.
+  subset(std::shared_ptr<const Dataset> data, std::vector<std::size_t> indices)
+      : data_(std::move(data)), indices_(std::move(indices)) {
+    if (!data_) throw std::invalid_argument("subset: dataset must not be null");
+    const std::size_t n = data_->size();
+    for (std::size_t i = 0; i < indices_.size(); ++i)
+      if (indices_[i] >= n)
+        throw std::invalid_argument("subset: indices[" + std::to_string(i) + "] must be < " +
+                                    std::to_string(n) + " (the dataset's size), got " +
+                                    std::to_string(indices_[i]));
+  }
+
+  std::size_t size() const noexcept { return indices_.size(); }
+
+  /// Throws std::out_of_range past the end.
+  Entry get(std::size_t index) const {
+    if (index >= indices_.size())
+      throw std::out_of_range("subset::get: index " + std::to_string(index) + " out of range for " +
+                              std::to_string(indices_.size()) + " samples");
+    return data_->get(indices_[index]);
+  }
+
+  /// Indices into the underlying dataset, in this subset's order.
+  const std::vector<std::size_t>& indices() const noexcept { return indices_; }
+  const Dataset& underlying() const noexcept { return *data_; }
+
+ private:
+  std::shared_ptr<const Dataset> data_;
+  std::vector<std::size_t> indices_;
+};
+
+template <class Dataset>
+subset(Dataset, std::vector<std::size_t>) -> subset<Dataset>;
+template <class Dataset>
+subset(std::shared_ptr<const Dataset>, std::vector<std::size_t>) -> subset<Dataset>;
+template <class Dataset>
+subset(std::shared_ptr<Dataset>, std::vector<std::size_t>) -> subset<Dataset>;
+
+}  // namespace hookforge

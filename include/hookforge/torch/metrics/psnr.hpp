@@ -1,0 +1,47 @@
+// hookforge/torch/metrics/psnr.hpp — peak signal-to-noise ratio, in dB, per sample then averaged.
+//
+//   PSNR_i = 10 log10(data_range^2 / MSE_i),  MSE_i = mean over sample i's elements of (x - y)^2
+//
+// after `crop_border` pixels are removed from each edge of the last two dimensions (the
+// usual border crop of super-resolution benchmarks). The batch's value is the mean of the
+// PSNR_i, so the epoch's is the mean over samples (not the PSNR of the mean MSE). A sample
+// equal to its target has PSNR +inf, as in BasicSR and scikit-image.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <torch/types.h>
+
+#include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/metrics/metric.hpp"
+
+namespace hookforge {
+
+struct PSNR {
+  double data_range = 1.0;  ///< max - min of the signal: 1 for [0, 1] images, 255 for 8-bit ones
+  std::int64_t crop_border = 0;  ///< pixels removed from each edge of the last two dimensions
+  std::string output_field = "output";
+  std::string target_field = "target";
+  std::string name = "psnr";
+
+  /// std::invalid_argument for a data_range <= 0 or a negative crop_border.
+  void validate() const {
+    detail::check_data_range("PSNR", data_range);
+    detail::check_crop_border("PSNR", crop_border);
+  }
+
+  /// The mean PSNR of the batch's samples (dimension 0), a 0-dim float32 tensor on its device.
+  torch::Tensor operator()(const Entry& entry) const {
+    validate();
+    detail::metric_scope scope;
+    auto [x, y] = detail::compared_fields(entry, "PSNR", output_field, target_field, crop_border,
+                                          crop_border > 0 ? 3 : 1);
+    auto mse = (x - y).square().reshape({x.size(0), -1}).mean(1);
+    return (mse.reciprocal() * (data_range * data_range)).log10().mul(10.0).mean();
+  }
+
+  operator metric() const { return detail::make_metric(*this); }
+};
+
+}  // namespace hookforge

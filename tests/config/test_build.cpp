@@ -1,0 +1,258 @@
+// Building objects from configs: the registries, parameters, ${ref} sharing, and hooks
+// listed under components (priority, bindings, filters, contexts, warnings).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+
+using namespace cfg_fixtures;
+namespace cfg = hookforge::config;
+using strings = std::vector<std::string>;
+
+namespace {
+template <class H>
+std::shared_ptr<H> hook_object(const run& r, std::string_view path) {
+  // Shared instances are the objects the handles hold (unfiltered entries).
+  return std::static_pointer_cast<H>(r.b->get<cfg::hook_handle>(path).object());
+}
+}  // namespace
+
+TEST_CASE("registries list their kinds, entries and parameters", "[config][registry]") {
+  auto& shapes = cfg::registry<std::shared_ptr<Shape>>::instance();
+  CHECK(shapes.kind() == "shape");
+  auto names = shapes.names();
+  for (const auto* n : {"Group", "Scaled", "Square", "Tile"})
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  const auto* scaled = shapes.find("Scaled");
+  REQUIRE(scaled);
+  REQUIRE(scaled->params.size() == 2);
+  CHECK(scaled->params[0].name == "inner");
+  CHECK(scaled->params[0].type == "a shape");
+  CHECK(scaled->params[0].required);
+  CHECK(scaled->params[1].fallback == "1");
+  CHECK(scaled->site.find("registrations.cpp:") != std::string::npos);
+
+  const auto* clip = cfg::registry<cfg::hook_handle>::instance().find("Clip");
+  REQUIRE(clip);
+  REQUIRE(clip->params.size() == 5);
+  CHECK(clip->params[0].required);
+  CHECK(clip->params[1].fallback == "2");
+  CHECK(clip->params[2].type == "a list of string");
+  CHECK(clip->params[3].type == "a number or null");
+
+  std::vector<std::string_view> kinds;
+  for (const auto* r : cfg::registries()) kinds.push_back(r->kind());
+  CHECK(std::find(kinds.begin(), kinds.end(), "hook") != kinds.end());
+  CHECK(std::find(kinds.begin(), kinds.end(), "test_component") != kinds.end());
+}
+
+TEST_CASE("a name registered by two classes is an error when a config names it", "[config][registry]") {
+  struct Other : Shape {
+    double area() const override { return 0; }
+  };
+  cfg::detail::register_entry<cfg::kinds::shape, Square>("Twice", __FILE__, __LINE__, cfg::arg<double>("side"));
+  cfg::detail::register_entry<cfg::kinds::shape, Other>("Twice", __FILE__, __LINE__);
+  cfg::detail::register_entry<cfg::kinds::shape, Square>("Twice", __FILE__, __LINE__, cfg::arg<double>("side"));
+  auto message = error_of("shape: {_target: Twice, params: {side: 1}}");
+  CHECK(message.find("shape._target: expected a shape name registered once, got 'Twice', registered by "
+                     "cfg_fixtures::Square and ") != std::string::npos);
+}
+
+TEST_CASE("${ref} shares one object; inline entries and factories build", "[config][refs]") {
+  auto r = build_text(R"(
+shapes:
+  unit: {_target: Square, params: {side: 2}}
+  tile: {_target: Tile, params: {half_of: 6}}
+shape:
+  _target: Group
+  params:
+    parts:
+      - ${ref:shapes.unit}
+      - ${ref:shapes.unit}
+      - {_target: Scaled, params: {inner: "${ref:shapes.unit}", factor: 3}}
+      - ${ref:shapes.tile}
+)");
+  REQUIRE(r.shape);
+  CHECK(r.shape->area() == Approx(4 + 4 + 12 + 9));
+  auto group = std::dynamic_pointer_cast<Group>(r.shape);
+  REQUIRE(group);
+  CHECK(group->parts[0] == group->parts[1]);
+  CHECK(std::dynamic_pointer_cast<Scaled>(group->parts[2])->inner == group->parts[0]);
+  CHECK(r.b->get<std::shared_ptr<Shape>>("shapes.unit") == group->parts[0]);
+  CHECK(r.b->get<std::shared_ptr<Shape>>("shape") == r.shape);  // built once
+}
+
+TEST_CASE("a hook referenced from two components is one instance counting both", "[config][refs][hooks]") {
+  auto r = build_text(R"(
+hooks:
+  counter: {_target: Counter, params: {label: shared}}
+train:
+  _target: TrainRunner
+  params: {steps: 3, hooks: ["${ref:hooks.counter}"]}
+val:
+  _target: ValRunner
+  params: {steps: 2, hooks: ["${ref:hooks.counter}"]}
+)");
+  CHECK(r.train->run() == strings{"shared", "shared", "shared"});
+  CHECK(r.val->run() == strings{"shared", "shared"});
+  CHECK(hook_object<Counter>(r, "hooks.counter")->count == 5);
+}
+
+TEST_CASE("bindings remap, list and disable handlers; SR-Forge's place in params works too", "[config][hooks]") {
+  auto r = build_text(R"(
+train:
+  _target: TrainRunner
+  params:
+    steps: 2
+    hooks:
+      - {_target: TwoHandlers, bindings: {start: on_post_step, step: null}}
+      - _target: TwoHandlers
+        params:
+          bindings: {start: [on_epoch_start, on_post_backward], step: []}
+)");
+  CHECK(r.train->run() == strings{"start", "start", "start", "start", "start"});
+}
+
+TEST_CASE("priority by level name or number orders the hooks of a point", "[config][hooks]") {
+  auto r = build_text(R"(
+train:
+  _target: TrainRunner
+  params:
+    steps: 1
+    hooks:
+      - {_target: Counter, params: {label: a}, priority: LOW}
+      - {_target: Counter, params: {label: b}, priority: HIGH}
+      - {_target: Counter, params: {label: c}, priority: 45}
+      - {_target: Counter, params: {label: d}}
+      - {_target: Clip, params: {max_norm: 1}}
+)");
+  CHECK(r.train->run() == strings{"clip", "b", "c", "d", "a"});
+  auto table = r.train->table();
+  CHECK(table.find("HIGH (30)") != std::string::npos);
+  CHECK(table.find("LOW (70)") != std::string::npos);
+}
+
+TEST_CASE("event filters every, once, before, after on any hook entry", "[config][hooks]") {
+  auto r = build_text(R"(
+hooks:
+  shared: {_target: Counter, params: {label: s}, every: 3}
+train:
+  _target: TrainRunner
+  params:
+    steps: 6
+    hooks:
+      - {_target: Counter, params: {label: every2}, every: 2}
+      - {_target: Counter, params: {label: once}, once: [1, 5]}
+      - {_target: Counter, params: {label: window}, after: 2, before: 5}
+      - ${ref:hooks.shared}
+val:
+  _target: ValRunner
+  params: {steps: 3, hooks: ["${ref:hooks.shared}"]}
+)");
+  auto log = r.train->run();
+  auto count = [&](std::string_view label) { return std::count(log.begin(), log.end(), label); };
+  CHECK(count("every2") == 3);
+  CHECK(count("once") == 2);
+  CHECK(count("window") == 2);  // events 3 and 4
+  CHECK(count("s") == 2);       // events 3 and 6 of this runner
+  CHECK(r.val->run() == strings{"s"});  // one instance, its count goes on: events 7-9, 9 passes
+}
+
+TEST_CASE("every parameter type reads; defaults and optionals", "[config][params]") {
+  auto r = build_text(R"(
+hooks:
+  rec:
+    _target: Recorder
+    params: {big: -9000000000, small: 255, ratio: .5, flag: true, sizes: [1, 2], weights: {l1: 0.5, mse: 2}}
+  rec2: {_target: Recorder}
+  clip: {_target: Clip, params: {max_norm: 0.5, groups: [g, h], cap: null}}
+train:
+  _target: TrainRunner
+  params: {hooks: ["${ref:hooks.rec}", "${ref:hooks.rec2}", "${ref:hooks.clip}"]}
+)");
+  auto rec = hook_object<Recorder>(r, "hooks.rec");
+  CHECK(rec->big == -9000000000);
+  CHECK(rec->small == 255);
+  CHECK(rec->ratio == 0.5f);
+  CHECK(rec->flag);
+  CHECK(rec->sizes == std::vector<int>{1, 2});
+  CHECK(rec->weights == std::map<std::string, double>{{"l1", 0.5}, {"mse", 2.0}});
+  CHECK(!rec->maybe);
+  auto rec2 = hook_object<Recorder>(r, "hooks.rec2");
+  CHECK(rec2->big == 0);
+  CHECK(!rec2->flag);
+  auto clip = hook_object<Clip>(r, "hooks.clip");
+  CHECK(clip->options.max_norm == 0.5);
+  CHECK(clip->options.norm_type == 2);
+  CHECK(clip->options.groups == strings{"g", "h"});
+  CHECK(!clip->options.cap);
+}
+
+TEST_CASE("--set overrides parameters and is located when wrong", "[config][set]") {
+  const char* text = R"(
+train:
+  _target: TrainRunner
+  params:
+    steps: 1
+    hooks: [{_target: Clip, params: {max_norm: 1}}]
+)";
+  auto r = build_text(text, {"train.params.steps=3", "train.params.hooks.0.params.max_norm=0.25"});
+  CHECK(r.train->run().size() == 3);
+  CHECK(error_of(text, {"train.params.steps=ten"}) ==
+        "<--set train.params.steps=ten>:1:20: train.params.steps: expected an integer in [-2147483648, "
+        "2147483647], got 'ten'");
+  CHECK(error_of(text, {"train.params.stpes=3"}) ==
+        "<--set train.params.stpes=3>:1:1: train.params.stpes: expected a parameter of TrainRunner (hooks, "
+        "steps), got 'stpes' (closest: steps)");
+  CHECK(error_of(text, {"train.params.hooks.0.params.max_norm=-1"})
+            .find("train.params.hooks[0].params: expected parameters that Clip accepts, got \"Clip: max_norm "
+                  "must be > 0") != std::string::npos);
+}
+
+TEST_CASE("a hook that binds to no point of its component warns with its location; strict makes it an error",
+          "[config][hooks]") {
+  const char* text = R"(
+val:
+  _target: ValRunner
+  params:
+    hooks:
+      - _target: AfterBackward
+      - {_target: Counter, bindings: {tick: [on_post_step, on_post_d_backward]}}
+)";
+  {
+    hookforge::capture_warnings warnings;
+    auto r = build_text(text);
+    REQUIRE(warnings.messages.size() == 1);
+    CHECK(warnings.messages[0] ==
+          "test.yaml:6:9: val.params.hooks[0]: Hook AfterBackward declares handler method(s) (['seen']) but "
+          "ValRunner exposes no matching HookPoint. Was this hook attached to the wrong target?");
+  }
+  CHECK(error_of(text, {}, {.strict = true}) ==
+        "test.yaml:6:9: val.params.hooks[0]: expected a hook that binds to points of ValRunner, got Hook "
+        "AfterBackward declares handler method(s) (['seen']) but ValRunner exposes no matching HookPoint. Was "
+        "this hook attached to the wrong target?");
+}
+
+TEST_CASE("a state key set in the config separates two stateful hooks", "[config][hooks]") {
+  auto r = build_text(R"(
+train:
+  _target: TrainRunner
+  params:
+    hooks: [{_target: Stateful}, {_target: Stateful, key: second}]
+)");
+  CHECK(r.train);
+}
+
+TEST_CASE("a hook under a component of another context names hook and component", "[config][hooks]") {
+  auto message = error_of(R"(
+hooks:
+  t: {_target: TrainOnly}
+train: {_target: TrainRunner, params: {hooks: ["${ref:hooks.t}"]}}
+val: {_target: ValRunner, params: {hooks: ["${ref:hooks.t}"]}}
+)");
+  CHECK(message ==
+        "test.yaml:5:44: val.params.hooks[0]: expected a hook whose handlers ValRunner can call, got handler "
+        "TrainOnly::tick cannot be called with the context of ValRunner at point on_post_step");
+}
