@@ -52,15 +52,16 @@ inline std::string read_bytes(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/// The message of the checkpoint_error `fn` must throw (a test failure when it throws none).
-template <class F>
+/// The message of the error `fn` must throw, an E (a checkpoint_error unless told); a test
+/// failure when it throws none.
+template <class E = hookforge::checkpoint_error, class F>
 std::string error_of(F&& fn) {
   try {
     fn();
-  } catch (const hookforge::checkpoint_error& e) {
+  } catch (const E& e) {
     return e.what();
   }
-  FAIL("expected a hookforge::checkpoint_error");
+  FAIL("expected an exception of the type error_of was given (by default hookforge::checkpoint_error)");
   return {};
 }
 
