@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # clang-19 builds and tests the torch-free core a second time (scripts/test.sh).
+# libssl-dev: OpenSSL's libcrypto, the SHA-256 of CheckpointSaver's published checkpoints.
 packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev catch2
-          libbenchmark-dev libtorch-dev libgloo-dev libpng-dev)
+          libbenchmark-dev libtorch-dev libgloo-dev libpng-dev libssl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

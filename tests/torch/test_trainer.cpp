@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+#include "resume_testing.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -10,19 +11,6 @@ using namespace tfx;
 using namespace hookforge;
 
 namespace {
-
-/// Reshuffles its batches with the torch RNG at every pass, as a real loader would.
-struct ShuffledLoader {
-  std::vector<Entry> data;
-  std::vector<Entry> order;
-  std::vector<Entry>::iterator begin() {
-    auto perm = torch::randperm(static_cast<std::int64_t>(data.size()), torch::kLong);
-    order.clear();
-    for (std::int64_t i = 0; i < perm.size(0); ++i) order.push_back(data[perm[i].item<std::int64_t>()]);
-    return order.begin();
-  }
-  std::vector<Entry>::iterator end() { return order.end(); }
-};
 
 /// A trainer-level stateful hook: the sum of validation losses seen.
 struct ValLossSum {
@@ -101,19 +89,7 @@ struct Run {
 };
 
 void check_identical(Run& a, Run& b) {
-  auto pa = a.model->parameters(), pb = b.model->parameters();
-  REQUIRE(pa.size() == pb.size());
-  for (std::size_t i = 0; i < pa.size(); ++i) CHECK(torch::equal(pa[i], pb[i]));
-  // optimiser state, parameter by parameter
-  auto key = [](const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); };
-  for (std::size_t i = 0; i < pa.size(); ++i) {
-    auto& sa = static_cast<torch::optim::AdamParamState&>(*a.adam.state().at(key(pa[i])));
-    auto& sb = static_cast<torch::optim::AdamParamState&>(*b.adam.state().at(key(pb[i])));
-    CHECK(sa.step() == sb.step());
-    CHECK(torch::equal(sa.exp_avg(), sb.exp_avg()));
-    CHECK(torch::equal(sa.exp_avg_sq(), sb.exp_avg_sq()));
-  }
-  CHECK(a.adam.param_groups()[0].options().get_lr() == b.adam.param_groups()[0].options().get_lr());
+  check_same_training(*a.model, a.adam, *b.model, b.adam);
   CHECK(a.scheduler.last_lr() == b.scheduler.last_lr());
   CHECK(a.scheduler.state_dict().at("last_epoch").toInt() == b.scheduler.state_dict().at("last_epoch").toInt());
   CHECK(a.train.hooks().get<0>().steps == b.train.hooks().get<0>().steps);

@@ -18,6 +18,8 @@
 //   step = ckpt.load_int("step");
 //   epochs = ckpt.load_state_value<std::int64_t>("trainer", "completed_epochs");
 //
+//   hookforge::copy_checkpoint_sections("run/last.ckpt", "model.ckpt", {"model"});  // stripped
+//
 // Why not torch::save/torch::load: LibTorch 1.13's Optimizer::load drops the
 // param-group options (a changed learning rate comes back as the constructor's), and
 // Module::load neither reports missing/extra parameters nor shape mismatches (it
@@ -156,6 +158,8 @@ inline void read_options(torch::serialize::InputArchive& from, const std::string
 
 }  // namespace detail::ckpt
 
+class checkpoint_reader;
+
 class checkpoint_writer {
  public:
   // Parameters and buffers by their dotted names ("0.weight", "encoder.bn.running_mean").
@@ -246,6 +250,10 @@ class checkpoint_writer {
     return end_section(name, section);
   }
 
+  // The section `name` of a checkpoint being read, as it is there (every kind; checked
+  // when `from` was opened). What copy_checkpoint_sections() is made of.
+  checkpoint_writer& add_section_copy(const checkpoint_reader& from, const std::string& name);
+
   const std::vector<std::string>& sections() const noexcept { return names_; }
 
   // Writes every section to `path` atomically (see atomic_file.hpp), in the checksummed
@@ -292,11 +300,15 @@ class checkpoint_writer {
  private:
   std::shared_ptr<torch::jit::CompilationUnit> cu() const { return sections_.compilation_unit(); }
 
-  torch::serialize::OutputArchive begin_section(const std::string& name, const char* kind) {
+  void check_new_section(const std::string& name) const {
     if (name.empty()) throw std::invalid_argument("hookforge::checkpoint_writer: empty section name");
     if (std::find(names_.begin(), names_.end(), name) != names_.end())
       throw std::invalid_argument("hookforge::checkpoint_writer: section '" + name +
                                   "' added twice");
+  }
+
+  torch::serialize::OutputArchive begin_section(const std::string& name, const char* kind) {
+    check_new_section(name);
     torch::serialize::OutputArchive section(cu());
     section.write("kind", c10::IValue(std::string(kind)));
     return section;
@@ -512,6 +524,8 @@ class checkpoint_reader {
   }
 
  private:
+  friend class checkpoint_writer;  // add_section_copy reads a section as it is stored
+
   [[noreturn]] void fail(const std::string& message) const {
     throw checkpoint_error("hookforge checkpoint '" + path_.string() + "': " + message);
   }
@@ -660,5 +674,53 @@ class checkpoint_reader {
   mutable torch::serialize::InputArchive sections_;
   std::vector<std::string> names_;
 };
+
+namespace detail::ckpt {
+
+// Copies every entry of `from` into `to`: nested archives recursively, tensors as the
+// writer stores them (registered tensors), other values as they are.
+inline void copy_archive(torch::serialize::InputArchive& from,
+                         torch::serialize::OutputArchive& to) {
+  for (const auto& key : from.keys()) {
+    torch::serialize::InputArchive nested;
+    if (from.try_read(key, nested)) {
+      torch::serialize::OutputArchive copy(to.compilation_unit());
+      copy_archive(nested, copy);
+      to.write(key, copy);
+      continue;
+    }
+    c10::IValue value;
+    from.read(key, value);
+    if (value.isTensor())
+      to.write(key, value.toTensor());
+    else
+      to.write(key, value);
+  }
+}
+
+}  // namespace detail::ckpt
+
+inline checkpoint_writer& checkpoint_writer::add_section_copy(const checkpoint_reader& from,
+                                                              const std::string& name) {
+  check_new_section(name);
+  auto stored = from.open(name);  // names the file and its sections when `name` is missing
+  torch::serialize::OutputArchive section(cu());
+  from.guarded(name, [&] { detail::ckpt::copy_archive(stored, section); });
+  return end_section(name, section);
+}
+
+// Writes a checkpoint at `to` (atomically, as checkpoint_writer::save) holding only the
+// `sections` of the checkpoint at `from`, in that order: a stripped copy to publish, such
+// as the model alone. A section `from` lacks is a checkpoint_error naming the file and the
+// sections it has; `to` is then left as it was.
+//   hookforge::copy_checkpoint_sections("run/epoch_10.pt", "model.pt", {"model"});
+inline void copy_checkpoint_sections(const std::filesystem::path& from,
+                                     const std::filesystem::path& to,
+                                     const std::vector<std::string>& sections) {
+  checkpoint_reader in(from);
+  checkpoint_writer out;
+  for (const auto& name : sections) out.add_section_copy(in, name);
+  out.save(to);
+}
 
 }  // namespace hookforge

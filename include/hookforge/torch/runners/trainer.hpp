@@ -80,6 +80,7 @@ struct TrainerContext {
   std::vector<double> next_learning_rates; ///< per param group, for the next epoch (scheduler stepped)
   double epoch_seconds = 0;           ///< wall time of this epoch's training and validation
   std::filesystem::path work_dir;     ///< trainer_options::work_dir: where hooks write their files
+  std::string monitor;                ///< trainer_options::monitor: the score that judges the run
   bool stop_training = false;         ///< the run stops after this epoch (request_stop sets it)
   std::string stop_reason;            ///< why (the stop condition's, or a hook's reason)
   /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
@@ -357,6 +358,7 @@ class Trainer : private detail::trainer_actions {
     Ctx ctx;
     ctx.trainer = this;
     ctx.work_dir = options_.work_dir;
+    ctx.monitor = options_.monitor;
     ctx.epoch = completed_epochs_;
     ctx.completed_epochs = completed_epochs_;
     ctx.total_epochs = options_.epochs;

@@ -1,0 +1,399 @@
+// hookforge/hooks/checkpoint_saver.hpp — CheckpointSaver: the trainer's checkpoints on an
+// epoch interval, the last one, the best one by a validation score, with retention; its
+// bookkeeping is in the checkpoints it writes, so a resumed run keeps and removes exactly
+// the files the uninterrupted run would.
+//
+//   hookforge::CheckpointSaver saver({.interval = 2, .max_keep_ckpts = 3, .save_best = "psnr"});
+//   hookforge::Trainer trainer(model, train, val, {.epochs = 100, .work_dir = "runs/a"},
+//                              hookforge::ref(saver));
+//   if (auto last = hookforge::latest_checkpoint("runs/a")) trainer.load_checkpoint(*last);
+//   trainer.fit(train_loader, val_loader, criterion);
+//
+// At on_trainer_epoch_finished (N = completed epochs, counting from 1, as MMEngine does):
+//   epoch_{N}.pt                every `interval` epochs from `save_begin`, and at the last
+//                               epoch (`save_last`; a run that stops early ends there too);
+//                               the newest `max_keep_ckpts` are kept
+//   best_{metric}_epoch_{N}.pt  when the validation score `save_best` improves; one at a time
+//   last_checkpoint             a text file naming the file written last (in the same folder)
+// At on_training_finished, with `published_keys`: a copy of the last and the best checkpoint
+// holding only those sections, named `<stem>-<first 8 hex digits of its SHA-256>.pt`.
+//
+// Every file is written atomically (temporary file, fsync, rename), and a file is removed
+// only after the file replacing it is on disk. The bookkeeping (files kept, best score,
+// best file, files due for removal) is updated before the checkpoint is written, so the
+// checkpoint holds the state that names it; MMEngine keeps it in its message hub, whose
+// best checkpoint path was stale in the epoch checkpoint, and it loses the best file to
+// remove when an epoch and a best checkpoint race. Priority VERY_LOW: the other trainer
+// hooks of the epoch (EarlyStopping, LossLogger, ...) have updated their state when it saves.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "hookforge/core/binding.hpp"
+#include "hookforge/core/points.hpp"
+#include "hookforge/core/priority.hpp"
+#include "hookforge/core/runtime/warning.hpp"
+#include "hookforge/hooks/detail/saved_state.hpp"
+#include "hookforge/hooks/metric_rule.hpp"
+#include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/io/checkpoint.hpp"
+#include "hookforge/torch/io/sha256.hpp"
+#include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/runners/trainer.hpp"
+
+namespace hookforge {
+
+/// CheckpointSaver's options (MMEngine CheckpointHook's, by epoch).
+struct checkpoint_saver_options {
+  std::int64_t interval = 1;         ///< a checkpoint every N epochs; 0: none on an interval
+  std::int64_t max_keep_ckpts = -1;  ///< epoch checkpoints kept, newest first; -1: all
+  bool save_last = true;             ///< also save the run's last epoch, whatever the interval
+  std::int64_t save_begin = 0;       ///< first epoch saved on the interval (N >= save_begin)
+  std::string save_best = "";  ///< a validation score, "auto" (the trainer's monitor), or "" (none)
+  std::string rule = "";       ///< "greater" or "less"; empty: inferred from save_best's name
+  std::filesystem::path out_dir = {};         ///< empty: the trainer's work_dir
+  std::string filename_tmpl = "epoch_{}.pt";  ///< one {} for the completed epochs
+  bool save_optimizer = true;  ///< with the optimiser's state (needed for an exact resume)
+  std::vector<std::string> published_keys = {};  ///< sections of the published copies; empty: none
+};
+
+/// The checkpoint that `dir`/last_checkpoint names (a path in `dir`), or nullopt when
+/// there is none: where to resume a run that a CheckpointSaver wrote to `dir`.
+inline std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "last_checkpoint");
+  std::string name;
+  if (!in || !std::getline(in, name)) return std::nullopt;
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+  if (name.empty()) return std::nullopt;
+  const std::filesystem::path file(name);
+  return file.is_absolute() ? file : dir / file;
+}
+
+namespace detail::saver {
+
+/// The text around the template's one replacement field: ("epoch_", ".pt").
+inline std::pair<std::string, std::string> template_parts(const std::string& tmpl) {
+  const auto open = tmpl.find('{'), close = tmpl.find('}');
+  return {tmpl.substr(0, open), tmpl.substr(close + 1)};
+}
+
+/// A score's name as a file-name part: characters other than letters, digits, '-', '_'
+/// and '.' become '_' (MMEngine replaces '/').
+inline std::string file_part(std::string_view name) {
+  std::string out(name);
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return out;
+}
+
+}  // namespace detail::saver
+
+class CheckpointSaver {
+ public:
+  static constexpr int priority = priority::VERY_LOW;
+  static constexpr std::string_view state_key = "CheckpointSaver";
+
+  explicit CheckpointSaver(checkpoint_saver_options options = {}) : options_(std::move(options)) {
+    const auto& o = options_;
+    if (o.interval < 0)
+      throw std::invalid_argument(fmt::format(
+          "CheckpointSaver: interval must be >= 0 (0: no checkpoints on an interval), got {}",
+          o.interval));
+    if (o.max_keep_ckpts == 0 || o.max_keep_ckpts < -1)
+      throw std::invalid_argument(
+          fmt::format("CheckpointSaver: max_keep_ckpts must be -1 (keep all) or >= 1, got {}",
+                      o.max_keep_ckpts));
+    if (o.save_begin < 0)
+      throw std::invalid_argument(
+          fmt::format("CheckpointSaver: save_begin must be >= 0, got {}", o.save_begin));
+    check_template(o.filename_tmpl);
+    if (o.save_best.empty()) {
+      if (!o.rule.empty())
+        throw std::invalid_argument(
+            fmt::format("CheckpointSaver: rule must be empty when save_best is (no best "
+                        "checkpoint), got \"{}\"",
+                        o.rule));
+    } else if (o.save_best == "auto") {
+      check_rule_text("CheckpointSaver", o.rule);
+    } else {
+      rule_ = metric_rule_for("CheckpointSaver", o.save_best, o.rule);
+    }
+    for (std::size_t i = 0; i < o.published_keys.size(); ++i) {
+      if (o.published_keys[i].empty())
+        throw std::invalid_argument(
+            "CheckpointSaver: published_keys must name sections, got an empty name");
+      if (std::find(
+              o.published_keys.begin(), o.published_keys.begin() + static_cast<std::ptrdiff_t>(i),
+              o.published_keys[i]) != o.published_keys.begin() + static_cast<std::ptrdiff_t>(i))
+        throw std::invalid_argument(
+            fmt::format("CheckpointSaver: published_keys must be distinct, got '{}' twice",
+                        o.published_keys[i]));
+    }
+    if (!o.published_keys.empty() && !o.save_last && o.save_best.empty())
+      throw std::invalid_argument(
+          "CheckpointSaver: published_keys needs save_last or save_best (they name the files "
+          "published)");
+  }
+
+  /// At on_trainer_epoch_finished: write this epoch's checkpoint(s), then remove old ones.
+  void save_epoch(TrainerContext& ctx) {
+    const auto dir = directory(ctx);
+    std::filesystem::create_directories(dir);
+    remove_stale(dir);  // left by a run that stopped between a save and its removals
+
+    const std::int64_t n = ctx.completed_epochs;
+    const bool last = n == ctx.total_epochs || ctx.stop_training;
+    const bool on_interval = options_.interval > 0 && n >= options_.save_begin &&
+                             (n - options_.save_begin) % options_.interval == 0;
+    const bool write_epoch = on_interval || (options_.save_last && last);
+    const std::string epoch_name = fmt::format(fmt::runtime(options_.filename_tmpl), n);
+
+    std::string best_name;
+    double score = std::numeric_limits<double>::quiet_NaN();
+    if (!options_.save_best.empty() && ctx.validated) {
+      const std::string& metric = resolve_metric(ctx);
+      auto it = ctx.val_scores.find(metric);
+      if (it == ctx.val_scores.end())
+        throw std::invalid_argument(
+            fmt::format("CheckpointSaver: save_best '{}' is not a validation score (scores: {})",
+                        metric, score_names(ctx.val_scores)));
+      score = it->second;
+      if (is_better(*rule_, score, best_score_))
+        best_name = fmt::format("best_{}_{}", detail::saver::file_part(metric), epoch_name);
+    }
+    if (!write_epoch && best_name.empty()) return;
+
+    // Bookkeeping first: the checkpoint written below holds the state that names it.
+    const bookkeeping before = books_;
+    const double best_score_before = best_score_;
+    std::vector<std::string> stale;
+    if (write_epoch) {
+      if (std::find(books_.kept.begin(), books_.kept.end(), epoch_name) == books_.kept.end())
+        books_.kept.push_back(epoch_name);
+      while (options_.max_keep_ckpts > 0 &&
+             static_cast<std::int64_t>(books_.kept.size()) > options_.max_keep_ckpts) {
+        stale.push_back(books_.kept.front());
+        books_.kept.erase(books_.kept.begin());
+      }
+    }
+    if (!best_name.empty()) {
+      if (!books_.best_file.empty() && books_.best_file != best_name)
+        stale.push_back(books_.best_file);
+      books_.best_file = best_name;
+      best_score_ = score;
+    }
+    books_.last = write_epoch ? epoch_name : best_name;
+    books_.stale = std::move(stale);
+    try {
+      const checkpoint_content content{.optimizer = options_.save_optimizer};
+      if (write_epoch) ctx.save_checkpoint(dir / epoch_name, content);
+      if (!best_name.empty()) {
+        if (write_epoch)  // the same checkpoint: copy the file rather than serialise it again
+          write_file_atomically(dir / best_name, [&](const std::filesystem::path& tmp) {
+            std::filesystem::copy_file(dir / epoch_name, tmp);
+          });
+        else
+          ctx.save_checkpoint(dir / best_name, content);
+      }
+      write_file_atomically(dir / "last_checkpoint", books_.last + "\n");
+    } catch (...) {
+      books_ = before;
+      best_score_ = best_score_before;
+      throw;
+    }
+    // The replacements are on disk: now the old files go.
+    if (!best_name.empty()) remove_other_best_files(dir);
+    remove_stale(dir);
+  }
+
+  /// At on_training_finished: the published copies of the last and the best checkpoint.
+  void publish(TrainerContext& ctx) {
+    if (options_.published_keys.empty()) return;
+    const auto dir = directory(ctx);
+    std::vector<std::string> sources;
+    if (options_.save_last && !books_.kept.empty()) sources.push_back(books_.kept.back());
+    if (!books_.best_file.empty() &&
+        std::find(sources.begin(), sources.end(), books_.best_file) == sources.end())
+      sources.push_back(books_.best_file);
+    for (const auto& name : sources) {
+      const auto source = dir / name;
+      if (!std::filesystem::exists(source)) {
+        warn(
+            fmt::format("CheckpointSaver: cannot publish '{}': the file is gone", source.string()));
+        continue;
+      }
+      published_.push_back(publish_file(source));
+    }
+  }
+
+  /// Bookkeeping, saved in the trainer's checkpoints (section "hooks.trainer.CheckpointSaver").
+  state_map state_dict() const {
+    return {{"kept", detail::string_list(books_.kept)},
+            {"last", books_.last},
+            {"best_metric", books_.best_metric},
+            {"best_score", best_score_},
+            {"best_file", books_.best_file},
+            {"stale", detail::string_list(books_.stale)}};
+  }
+
+  void load_state_dict(const state_map& state) {
+    constexpr const char* hook = "CheckpointSaver";
+    bookkeeping books{detail::saved<std::vector<std::string>>(state, hook, "kept"),
+                      detail::saved<std::string>(state, hook, "last"),
+                      detail::saved<std::string>(state, hook, "best_metric"),
+                      detail::saved<std::string>(state, hook, "best_file"),
+                      detail::saved<std::vector<std::string>>(state, hook, "stale")};
+    best_score_ = detail::saved<double>(state, hook, "best_score");
+    books_ = std::move(books);
+  }
+
+  /// Epoch checkpoints kept (file names in the output folder), oldest first.
+  const std::vector<std::string>& kept() const { return books_.kept; }
+  /// The best checkpoint's file name ("" before the first).
+  const std::string& best_file() const { return books_.best_file; }
+  /// Its score (NaN before the first).
+  double best_score() const { return best_score_; }
+  /// The file last_checkpoint names.
+  const std::string& last_file() const { return books_.last; }
+  /// The copies publish() wrote in this process.
+  const std::vector<std::filesystem::path>& published() const { return published_; }
+  const checkpoint_saver_options& options() const { return options_; }
+
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save_epoch, points::on_trainer_epoch_finished),
+                          HOOKFORGE_HOOKS_INTO(publish, points::on_training_finished));
+
+ private:
+  struct bookkeeping {
+    std::vector<std::string> kept;  ///< epoch checkpoints, oldest first
+    std::string last;               ///< what last_checkpoint names
+    std::string best_metric;        ///< the score save_best resolved to
+    std::string best_file;
+    std::vector<std::string> stale;  ///< to remove once the checkpoint naming them is written
+  };
+
+  static void check_template(const std::string& tmpl) {
+    const bool one_field = std::count(tmpl.begin(), tmpl.end(), '{') == 1 &&
+                           std::count(tmpl.begin(), tmpl.end(), '}') == 1 &&
+                           tmpl.find('{') < tmpl.find('}');
+    std::string one, two;
+    if (one_field) {
+      try {
+        one = fmt::format(fmt::runtime(tmpl), 1);
+        two = fmt::format(fmt::runtime(tmpl), 2);
+      } catch (const fmt::format_error&) {
+        one = two;
+      }
+    }
+    if (!one_field || one == two || tmpl.find('/') != std::string::npos)
+      throw std::invalid_argument(
+          fmt::format("CheckpointSaver: filename_tmpl must be a file name with one {{}} for the "
+                      "epoch (\"epoch_{{}}.pt\"), "
+                      "got \"{}\"",
+                      tmpl));
+  }
+
+  std::filesystem::path directory(const TrainerContext& ctx) const {
+    if (!options_.out_dir.empty()) return options_.out_dir;
+    return ctx.work_dir.empty() ? std::filesystem::path(".") : ctx.work_dir;
+  }
+
+  /// The score save_best names ("auto": the trainer's monitor), and its rule.
+  const std::string& resolve_metric(const TrainerContext& ctx) {
+    const std::string metric = options_.save_best == "auto" ? ctx.monitor : options_.save_best;
+    if (metric.empty())
+      throw std::invalid_argument(
+          "CheckpointSaver: save_best is \"auto\" but the trainer has no monitor");
+    if (!rule_) rule_ = metric_rule_for("CheckpointSaver", metric, options_.rule);
+    if (books_.best_metric != metric) {
+      if (!books_.best_metric.empty()) {
+        warn(fmt::format(
+            "CheckpointSaver: the best checkpoint was chosen by '{}', now by '{}': best tracking "
+            "starts again ('{}' stays)",
+            books_.best_metric, metric, books_.best_file));
+        books_.best_file.clear();
+      }
+      books_.best_metric = metric;
+      best_score_ = std::numeric_limits<double>::quiet_NaN();
+    }
+    return books_.best_metric;
+  }
+
+  static std::string score_names(const epoch_scores& scores) {
+    std::string out;
+    for (const auto& [name, value] : scores) out += (out.empty() ? "" : ", ") + name;
+    return out.empty() ? "none" : out;
+  }
+
+  bool referenced(const std::string& name) const {
+    return name == books_.best_file || name == books_.last ||
+           std::find(books_.kept.begin(), books_.kept.end(), name) != books_.kept.end();
+  }
+
+  void remove_file(const std::filesystem::path& path) const {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    if (ec)
+      warn(fmt::format("CheckpointSaver: cannot remove '{}': {}", path.string(), ec.message()));
+  }
+
+  void remove_stale(const std::filesystem::path& dir) {
+    for (const auto& name : books_.stale)
+      if (!referenced(name)) remove_file(dir / name);
+    books_.stale.clear();
+  }
+
+  /// One best checkpoint at a time, also after a resume from an older checkpoint whose
+  /// bookkeeping does not know a best file the interrupted run wrote later.
+  void remove_other_best_files(const std::filesystem::path& dir) const {
+    const auto [head, tail] = detail::saver::template_parts(options_.filename_tmpl);
+    const std::string prefix = "best_" + detail::saver::file_part(books_.best_metric) + "_" + head;
+    std::error_code ec;
+    for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string name = item.path().filename().string();
+      if (name == books_.best_file || name.size() <= prefix.size() + tail.size() ||
+          !name.starts_with(prefix) || !name.ends_with(tail))
+        continue;
+      const auto middle =
+          std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - tail.size());
+      if (std::all_of(middle.begin(), middle.end(),
+                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        remove_file(item.path());
+    }
+  }
+
+  /// `source` with only the published sections, as `<stem>-<sha256[:8]><ext>` beside it.
+  std::filesystem::path publish_file(const std::filesystem::path& source) const {
+    const auto dir = source.parent_path();
+    const std::string stem = source.stem().string(), ext = source.extension().string();
+    const auto staging = dir / (stem + ".publishing" + ext);
+    copy_checkpoint_sections(source, staging, options_.published_keys);
+    const auto target = dir / fmt::format("{}-{}{}", stem, sha256_file(staging).substr(0, 8), ext);
+    detail::rename_over(staging, target);
+    detail::fsync_directory(detail::directory_of(target));
+    return target;
+  }
+
+  checkpoint_saver_options options_;
+  std::optional<metric_rule> rule_;
+  bookkeeping books_;
+  double best_score_ = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::filesystem::path> published_;
+};
+
+}  // namespace hookforge

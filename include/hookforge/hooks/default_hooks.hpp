@@ -1,0 +1,58 @@
+// hookforge/hooks/default_hooks.hpp — the usual console output and files in one object.
+//
+//   hookforge::default_hooks defaults;   // or default_hooks({.checkpoint = {.max_keep_ckpts = 3}})
+//   hookforge::TrainingEpochRunner train(optimizer, {}, defaults.training());
+//   hookforge::ValidationEpochRunner validate({}, defaults.validation());
+//   hookforge::Trainer trainer(model, train, validate, {.epochs = 10, .work_dir = "runs/demo"},
+//                              defaults.trainer());
+//
+// It owns an IterTimer, a ProgressBar (showing the timer's figures), a LossLogger and a
+// CheckpointSaver, and hands each component its share as a hook_set of references
+// (MMEngine's default_hooks: timer, logger, checkpoint). The object must outlive the
+// components it was given to; it is neither copied nor moved, so the references stay valid.
+#pragma once
+
+#include "hookforge/core/hook_set.hpp"
+#include "hookforge/core/wrappers/ref.hpp"
+#include "hookforge/hooks/checkpoint_saver.hpp"
+#include "hookforge/hooks/iter_timer.hpp"
+#include "hookforge/hooks/loss_logger.hpp"
+#include "hookforge/hooks/progress_bar.hpp"
+
+namespace hookforge {
+
+struct default_hooks_options {
+  progress_bar_options progress = {};      ///< its `timer` is set to the bundle's timer
+  loss_logger_options logger = {};         ///< files in the trainer's work_dir unless out_dir is set
+  checkpoint_saver_options checkpoint = {};
+};
+
+class default_hooks {
+ public:
+  explicit default_hooks(default_hooks_options options = {})
+      : progress(with_timer(std::move(options.progress), timer)),
+        logger(std::move(options.logger)),
+        checkpoint(std::move(options.checkpoint)) {}
+  default_hooks(const default_hooks&) = delete;
+  default_hooks& operator=(const default_hooks&) = delete;
+
+  IterTimer timer;
+  ProgressBar progress;
+  LossLogger logger;
+  CheckpointSaver checkpoint;
+
+  /// For a training runner: timer, progress bar, and the logger's per-step rows.
+  auto training() { return hook_set(ref(timer), ref(progress), ref(logger)); }
+  /// For a validation or inference runner: timer and progress bar.
+  auto validation() { return hook_set(ref(timer), ref(progress)); }
+  /// For the Trainer: the logger's epoch rows and the checkpoints.
+  auto trainer() { return hook_set(ref(logger), ref(checkpoint)); }
+
+ private:
+  static progress_bar_options with_timer(progress_bar_options options, const IterTimer& timer) {
+    options.timer = &timer;
+    return options;
+  }
+};
+
+}  // namespace hookforge
