@@ -392,3 +392,68 @@ TEST_CASE("mixed precision on CPU: bf16 autocast, both scalers disabled", "[gan]
   CHECK(runner.g_steps() == 2);
   CHECK(runner.state_dict().count("d_scaler.scale") == 0);  // a disabled scaler saves nothing
 }
+
+namespace {
+/// R1 at on_post_d_forward: weight/2 * E|grad_x D(x_real)|^2, added to D's loss. Also checks
+/// that it runs under autocast (a float mm gives bf16).
+struct R1Penalty {
+  QuadDiscriminator d;
+  double weight;
+  bool autocast_seen = false;
+  void add(GANContext& ctx) {
+    autocast_seen = torch::mm(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type() == torch::kBFloat16;
+    ctx.d_extra_losses["r1"] = penalty(d, ctx.entry.at("target"), weight);
+  }
+  static torch::Tensor penalty(QuadDiscriminator& d, const torch::Tensor& target, double weight) {
+    auto real = target.detach().requires_grad_(true);
+    auto score = d->forward(Entry{{"input", real}});
+    auto grad = torch::autograd::grad({score.sum()}, {real}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    return 0.5 * weight * grad.pow(2).sum(1).mean();
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_d_forward));
+};
+
+/// D's gradients at the first on_post_d_backward.
+struct DGradCopy {
+  std::vector<torch::Tensor> grads;
+  void copy(GANContext& ctx) {
+    if (!grads.empty()) return;
+    for (auto& p : ctx.d_parameters()) grads.push_back(p.grad().clone());
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(copy, pts::on_post_d_backward));
+};
+}  // namespace
+
+TEST_CASE("an R1 penalty added at on_post_d_forward trains under mixed precision", "[gan][amp]") {
+  Gan gan(0.0);  // lr 0: the gradients are compared on fixed weights
+  auto data = gan_data(2, 8);
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{.mixed_precision = true}, R1Penalty{gan.d, 10.0},
+                           DGradCopy{});
+  auto r = runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
+  CHECK(runner.hooks().get<0>().autocast_seen);
+  CHECK(std::isfinite(r.scores.at("d.r1")));
+  CHECK(r.scores.at("d.r1") > 0);
+  const auto& grads = runner.hooks().get<1>().grads;
+
+  // D's loss and the penalty by hand, in one autocast region, on the first batch.
+  std::vector<torch::Tensor> expected;
+  {
+    gan.d->zero_grad();
+    torch::Tensor loss;
+    {
+      autocast_guard autocast(torch::kCPU, true);
+      Entry e = data[0];
+      auto fake = gan.g->forward(e).detach();
+      e.set("d_real", gan.d->forward(Entry{{"input", e.at("target")}}));
+      e.set("d_fake", gan.d->forward(Entry{{"input", fake}}));
+      loss = total_loss(d_bce(e)) + R1Penalty::penalty(gan.d, e.at("target"), 10.0);
+    }
+    loss.backward();
+    for (auto& p : gan.d->parameters()) expected.push_back(p.grad().clone());
+  }
+  REQUIRE(grads.size() == expected.size());
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    INFO("parameter " << i << ": " << grads[i] << " vs " << expected[i]);
+    CHECK(torch::allclose(grads[i], expected[i], /*rtol=*/2e-2, /*atol=*/1e-4));
+  }
+}

@@ -1,4 +1,5 @@
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 
@@ -335,4 +336,59 @@ TEST_CASE("event filters keep counting across a resume", "[trainer][resume][filt
   CHECK(resumed == straight);
   CHECK(resumed_rt == straight_rt);
   std::filesystem::remove(path);
+}
+
+namespace {
+/// At on_post_forward: checks that autocast is on (a float mm gives bf16) and adds
+/// half the criterion's MSE again, computed on the (bf16) output.
+struct ExtraMse {
+  bool autocast_seen = false;
+  void add(TrainingContext& ctx) {
+    autocast_seen = torch::mm(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type() == torch::kBFloat16;
+    ctx.extra_losses["extra"] = 0.5 * torch::mse_loss(ctx.entry.at("output"), ctx.entry.at("target"));
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_forward));
+};
+
+/// Copies the gradients at on_post_backward.
+struct GradCopy {
+  std::vector<torch::Tensor> grads;
+  void copy(TrainingContext& ctx) {
+    grads.clear();
+    for (auto& p : ctx.parameters()) grads.push_back(p.grad().clone());
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(copy, pts::on_post_backward));
+};
+}  // namespace
+
+TEST_CASE("an extra loss added at on_post_forward trains under mixed precision", "[trainer][runner][amp]") {
+  torch::manual_seed(3);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.0);  // lr 0: the gradients are compared on fixed weights
+  auto data = regression_data(1, 8);
+  TrainingEpochRunner runner(sgd, training_options{.mixed_precision = true}, ExtraMse{}, GradCopy{});
+  auto result = runner.run_epoch(model, data, 0, mse);
+  CHECK(runner.hooks().get<0>().autocast_seen);
+  CHECK(std::isfinite(result.scores.at("extra")));
+  const auto& grads = runner.hooks().get<1>().grads;
+  REQUIRE(grads.size() == 2);
+
+  // The criterion's gradient alone, under the same autocast: the runner's is 1.5 times it.
+  std::vector<torch::Tensor> expected;
+  {
+    model->zero_grad();
+    torch::Tensor loss;
+    {
+      autocast_guard autocast(torch::kCPU, true);
+      Entry batch = data[0];
+      batch.merge(call_model(model, batch));
+      loss = mse(batch);
+    }
+    loss.backward();
+    for (auto& p : model->parameters()) expected.push_back(p.grad().clone());
+  }
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    INFO("parameter " << i << ": " << grads[i] << " vs 1.5 x " << expected[i]);
+    CHECK(torch::allclose(grads[i], 1.5 * expected[i], /*rtol=*/2e-2, /*atol=*/1e-5));
+  }
 }

@@ -1,24 +1,27 @@
 // hookforge/torch/runners/gan_runner.hpp — one adversarial training epoch: a discriminator (D) and a
 // generator (G), each with its own optimiser and gradient scaler. See docs/gan.md.
 //
-// Per batch:
+// Per batch (each phase's forward, its post-forward point and its loss share one autocast
+// region when mixed precision is on, so extra losses added there train like the criterion's):
 //   on_pre_step          hooks may edit ctx.entry; ctx.run_d (true) and ctx.run_g (G due by
 //                        step_ratio) say which networks are updated, and hooks may clear them
 //   D phase, when run_d:
 //     on_pre_d_forward
-//     forward            G(entry) merged into entry, its fake copied to "fake"; D on the real
-//                        sample -> "d_real", D on fake.detach() -> "d_fake" (autocast)
-//     on_post_d_forward  hooks may add ctx.d_extra_losses
-//     loss, backward     d_criterion(entry) + extra losses; backward (scaled), then unscaled
+//     forward            G(entry) merged into entry, its fake copied to "fake"; D on the real  ┐
+//                        sample -> "d_real", D on fake.detach() -> "d_fake"                    │ autocast
+//     on_post_d_forward  hooks may add ctx.d_extra_losses (an R1 penalty, …)                   │
+//     loss               d_criterion(entry) + extra losses                                     ┘
+//     backward           (scaled), then unscaled
 //     on_post_d_backward D's gradients visible and editable; hooks may clear ctx.run_d to skip the step
 //     D step             ctx.d_stepped
 //   G phase, when run_g (D's parameters have requires_grad off from before on_pre_g_forward
 //   to after on_post_g_backward, so neither G's loss nor a hook leaks gradient into D):
 //     on_pre_g_forward
-//     forward            G(entry) unless the D phase already made a fake with a graph;
-//                        D(fake) -> "d_fake_for_g" (no detach) (autocast)
-//     on_post_g_forward  hooks may add ctx.g_extra_losses
-//     loss, backward     g_criterion(entry) + extra losses; backward (scaled), then unscaled
+//     forward            G(entry) unless the D phase already made a fake with a graph;         ┐
+//                        D(fake) -> "d_fake_for_g" (no detach)                                 │ autocast
+//     on_post_g_forward  hooks may add ctx.g_extra_losses                                      │
+//     loss               g_criterion(entry) + extra losses                                     ┘
+//     backward           (scaled), then unscaled
 //     on_post_g_backward G's gradients visible and editable; hooks may clear ctx.run_g to skip the step
 //     G step             ctx.g_stepped
 //   on_post_step
@@ -311,12 +314,11 @@ class GANTrainingRunner {
     ctx.batch_scores.clear();
   }
 
-  /// G(entry) merged into the entry; its fake sample copied to "fake".
+  /// G(entry) merged into the entry; its fake sample copied to "fake" (in the caller's autocast region).
   template <class Generator>
   void generate(Generator& generator, Ctx& ctx, bool with_graph) {
     std::optional<torch::NoGradGuard> no_grad;
     if (!with_graph) no_grad.emplace();
-    autocast_guard autocast(options_.device, options_.mixed_precision);
     ctx.entry.merge(call_model(generator, ctx.entry));
     if (options_.fake_field != "fake") ctx.entry.set("fake", ctx.entry.at(options_.fake_field));
   }
@@ -335,20 +337,18 @@ class GANTrainingRunner {
     ctx.phase = gan_phase::discriminator;
     hooks_.template fire<points::on_pre_d_forward>(ctx);
     {
+      // Forward, the hooks that add extra losses and the loss in one autocast region.
+      autocast_guard autocast(options_.device, options_.mixed_precision);
       // The fake keeps G's graph only when the G phase will reuse it.
       fake_has_graph = ctx.run_g;
       generate(generator, ctx, fake_has_graph);
-      autocast_guard autocast(options_.device, options_.mixed_precision);
       ctx.entry.set("d_real", discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)));
       ctx.entry.set("d_fake", discriminate(discriminator, ctx, ctx.entry.at("fake").detach()));
-    }
-    hooks_.template fire<points::on_post_d_forward>(ctx);
-    {
-      autocast_guard autocast(options_.device, options_.mixed_precision);
+      hooks_.template fire<points::on_post_d_forward>(ctx);
       ctx.d_losses = evaluate_criterion(criterion, ctx.entry);
+      add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "D");
+      ctx.d_loss = total_loss(ctx.d_losses);
     }
-    add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "D");
-    ctx.d_loss = total_loss(ctx.d_losses);
 
     d_optimizer_->zero_grad();
     d_scaler_.scale(ctx.d_loss).backward();
@@ -374,23 +374,20 @@ class GANTrainingRunner {
       // from a hook of the phase that runs D (on_pre_g_forward to on_post_g_backward).
       detail::requires_grad_off frozen(optimizer_parameters(*d_optimizer_));
       hooks_.template fire<points::on_pre_g_forward>(ctx);
-      if (!fake_has_graph) generate(generator, ctx, /*with_graph=*/true);
       {
         autocast_guard autocast(options_.device, options_.mixed_precision);
+        if (!fake_has_graph) generate(generator, ctx, /*with_graph=*/true);
         ctx.entry.set("d_fake_for_g", discriminate(discriminator, ctx, ctx.entry.at("fake")));
         if (options_.d_real_for_g) {
           torch::NoGradGuard no_grad;
           ctx.entry.set("d_real_for_g",
                         discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)).detach());
         }
-      }
-      hooks_.template fire<points::on_post_g_forward>(ctx);
-      {
-        autocast_guard autocast(options_.device, options_.mixed_precision);
+        hooks_.template fire<points::on_post_g_forward>(ctx);
         ctx.g_losses = evaluate_criterion(criterion, ctx.entry);
+        add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "G");
+        ctx.g_loss = total_loss(ctx.g_losses);
       }
-      add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "G");
-      ctx.g_loss = total_loss(ctx.g_losses);
 
       g_optimizer_->zero_grad();
       g_scaler_.scale(ctx.g_loss).backward();
