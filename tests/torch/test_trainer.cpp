@@ -12,19 +12,6 @@ using namespace hookforge;
 
 namespace {
 
-/// Reshuffles its batches with the torch RNG at every pass, as a real loader would.
-struct ShuffledLoader {
-  std::vector<Entry> data;
-  std::vector<Entry> order;
-  std::vector<Entry>::iterator begin() {
-    auto perm = torch::randperm(static_cast<std::int64_t>(data.size()), torch::kLong);
-    order.clear();
-    for (std::int64_t i = 0; i < perm.size(0); ++i) order.push_back(data[perm[i].item<std::int64_t>()]);
-    return order.begin();
-  }
-  std::vector<Entry>::iterator end() { return order.end(); }
-};
-
 /// A trainer-level stateful hook: the sum of validation losses seen.
 struct ValLossSum {
   double sum = 0;
@@ -335,6 +322,103 @@ TEST_CASE("event filters keep counting across a resume", "[trainer][resume][filt
   CHECK(straight_rt == std::vector<std::int64_t>{3, 7, 11});
   CHECK(resumed == straight);
   CHECK(resumed_rt == straight_rt);
+  std::filesystem::remove(path);
+}
+
+// --- the runner concepts ------------------------------------------------------------------------
+
+#include "../../examples/adversarial_runner/adversarial_runner.hpp"
+
+static_assert(training_runner<TrainingEpochRunner<>>);
+static_assert(training_runner<GANTrainingRunner<>>);
+static_assert(training_runner<AdversarialTrainingRunner<EpsilonRamp>>);
+static_assert(!training_runner<ValidationEpochRunner<>>);  // no optimiser
+static_assert(validation_runner<ValidationEpochRunner<>>);
+static_assert(validation_runner<InferenceRunner<>>);
+static_assert(!validation_runner<int>);
+
+namespace {
+
+/// A classifier for the adversarial runner: forward on a tensor (the runner's attack) and on an Entry.
+struct TinyClassifierImpl : torch::nn::Module {
+  TinyClassifierImpl() : linear(register_module("linear", torch::nn::Linear(2, 2))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return linear(x); }
+  torch::Tensor forward(const Entry& e) { return forward(e.at("input")); }
+  torch::nn::Linear linear;
+};
+TORCH_MODULE(TinyClassifier);
+
+std::vector<Entry> class_data(int batches, int size, int seed) {
+  torch::manual_seed(seed);
+  std::vector<Entry> data;
+  for (int i = 0; i < batches; ++i) {
+    auto label = torch::randint(0, 2, {size}, torch::kLong);
+    data.push_back(Entry{{"input", torch::randn({size, 2}) + label.unsqueeze(1).to(torch::kFloat)}, {"target", label}});
+  }
+  return data;
+}
+
+/// A stateful hook on the adversarial runner's own point.
+struct FooledTotal {
+  std::int64_t fooled = 0;
+  void count(AdversarialContext& ctx) { fooled += ctx.fooled; }
+  hookforge::state_map state_dict() const { return {{"fooled", fooled}}; }
+  void load_state_dict(const hookforge::state_map& s) { fooled = s.at("fooled").toInt(); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, on_post_attack));
+};
+
+torch::Tensor logits_xent(const torch::Tensor& logits, const torch::Tensor& target) {
+  return torch::nn::functional::cross_entropy(logits, target);
+}
+torch::Tensor entry_xent(const Entry& e) { return logits_xent(e.at("output"), e.at("target")); }
+
+struct AdversarialRun {
+  TinyClassifier model;
+  torch::optim::Adam adam;
+  AdversarialTrainingRunner<EpsilonRamp, FooledTotal> train;
+  ValidationEpochRunner<> val;
+  Trainer<TinyClassifier, AdversarialTrainingRunner<EpsilonRamp, FooledTotal>, ValidationEpochRunner<>, SaveAfter>
+      trainer;
+  AdversarialRun(std::int64_t epochs, int seed, SaveAfter save = {})
+      : model((torch::manual_seed(seed), TinyClassifier())),
+        adam(model->parameters(), torch::optim::AdamOptions(0.02)),
+        train(adam, EpsilonRamp{0.3, 3}, FooledTotal{}),
+        val(inference_options{}),
+        trainer(model, train, val, trainer_options{.epochs = epochs}, std::move(save)) {}
+};
+
+}  // namespace
+
+TEST_CASE("a runner written with training_runner_base trains through the Trainer and resumes exactly",
+          "[trainer][runner][resume]") {
+  auto path = std::filesystem::temp_directory_path() / "hookforge-test-adversarial.ckpt";
+  std::filesystem::remove(path);
+  ShuffledLoader train_data{class_data(3, 8, 21), {}};
+  auto val_data = class_data(1, 16, 22);
+
+  torch::manual_seed(100);
+  AdversarialRun straight(4, 5, SaveAfter{2, path});
+  torch::manual_seed(100);
+  auto result = straight.trainer.fit(train_data, val_data, logits_xent, entry_xent);
+  CHECK(result.completed_epochs == 4);
+  CHECK(straight.train.global_step() == 12);
+  REQUIRE(std::filesystem::exists(path));
+  {
+    checkpoint_reader in(path);
+    CHECK(in.contains("model"));
+    CHECK(in.contains("optimizer"));  // training_runner_base's one optimiser
+    CHECK(in.load_state("training_runner").at("global_step").toInt() == 6);
+  }
+
+  AdversarialRun resumed(4, 99);
+  resumed.trainer.load_checkpoint(path);
+  CHECK(resumed.train.global_step() == 6);
+  auto resumed_result = resumed.trainer.fit(train_data, val_data, logits_xent, entry_xent);
+  CHECK(same(snapshot(*straight.model), snapshot(*resumed.model)));
+  CHECK(same_adam_state(straight.adam, resumed.adam));
+  CHECK(resumed.train.global_step() == straight.train.global_step());
+  CHECK(resumed.train.hooks().get<1>().fooled == straight.train.hooks().get<1>().fooled);
+  CHECK(resumed_result.val_scores.at("loss") == result.val_scores.at("loss"));  // bit-identical
   std::filesystem::remove(path);
 }
 

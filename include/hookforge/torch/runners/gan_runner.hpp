@@ -1,6 +1,11 @@
 // hookforge/torch/runners/gan_runner.hpp — one adversarial training epoch: a discriminator (D) and a
 // generator (G), each with its own optimiser and gradient scaler. See docs/gan.md.
 //
+// With the Trainer: the model is hookforge::gan_models{generator, discriminator}, the
+// criterion hookforge::gan_criteria{d_criterion, g_criterion}; a validation runner runs the
+// generator; checkpoints hold both networks ("generator", "discriminator"), both optimisers
+// ("d_optimizer", "g_optimizer") and, in the runner's section, both scalers.
+//
 // Per batch (each phase's forward, its post-forward point and its loss share one autocast
 // region when mixed precision is on, so extra losses added there train like the criterion's):
 //   on_pre_step          hooks may edit ctx.entry; ctx.run_d (true) and ctx.run_g (G due by
@@ -33,6 +38,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -72,6 +78,50 @@ struct gan_options {
   /// "d_real_for_g" (relativistic losses such as ESRGAN's).
   bool d_real_for_g = false;
 };
+
+/// The Trainer's model for a GAN: the two networks, by reference (they must outlive it).
+///   hookforge::gan_models models{generator, discriminator};
+/// A validation or inference runner driven by the Trainer runs the generator
+/// (validation_model()); a trainer checkpoint saves each network that is a torch module
+/// under its own section, "generator" and "discriminator" (checkpoint_modules()).
+template <class Generator, class Discriminator>
+struct gan_models {
+  Generator& generator;
+  Discriminator& discriminator;
+
+  Generator& validation_model() const { return generator; }
+  std::vector<std::pair<std::string, torch::nn::Module*>> checkpoint_modules() const {
+    std::vector<std::pair<std::string, torch::nn::Module*>> modules;
+    if (auto* g = module_of(generator)) modules.emplace_back("generator", g);
+    if (auto* d = module_of(discriminator)) modules.emplace_back("discriminator", d);
+    return modules;
+  }
+};
+template <class Generator, class Discriminator>
+gan_models(Generator&, Discriminator&) -> gan_models<Generator, Discriminator>;
+
+/// The Trainer's criterion for a GAN: D's and G's criteria (copies; a module holder or a
+/// std::ref shares its object). set_epoch reaches each that has one (loss schedules).
+///   trainer.fit(loader, val_loader, hookforge::gan_criteria{d_criterion, g_criterion}, val_criterion);
+template <class DCriterion, class GCriterion>
+struct gan_criteria {
+  DCriterion d;
+  GCriterion g;
+
+  void set_epoch(std::int64_t epoch) {
+    update_criterion_schedule(d, epoch);
+    update_criterion_schedule(g, epoch);
+  }
+};
+template <class DCriterion, class GCriterion>
+gan_criteria(DCriterion, GCriterion) -> gan_criteria<DCriterion, GCriterion>;
+
+namespace detail {
+template <class T>
+inline constexpr bool is_gan_criteria = false;
+template <class D, class G>
+inline constexpr bool is_gan_criteria<gan_criteria<D, G>> = true;
+}  // namespace detail
 
 /// Which network the batch is working on; set by the runner.
 enum class gan_phase { none, discriminator, generator };
@@ -247,6 +297,15 @@ class GANTrainingRunner {
     return detail::finish_epoch(hooks_, ctx, batch);
   }
 
+  /// The same, in the Trainer's shape: run_epoch(model, loader, epoch, criterion) with the
+  /// model a gan_models{generator, discriminator} and the criterion a gan_criteria{d, g}.
+  template <class Generator, class Discriminator, class Loader, class Criteria>
+    requires detail::is_gan_criteria<std::remove_cvref_t<Criteria>>
+  epoch_result run_epoch(const gan_models<Generator, Discriminator>& models, Loader&& loader, std::int64_t epoch,
+                         Criteria&& criteria) {
+    return run_epoch(models.generator, models.discriminator, loader, epoch, criteria.d, criteria.g);
+  }
+
   /// The planned number of epochs, shown to hooks as ctx.total_epochs.
   void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
 
@@ -254,6 +313,11 @@ class GANTrainingRunner {
   const auto& hooks() const { return hooks_; }
   torch::optim::Optimizer& d_optimizer() { return *d_optimizer_; }
   torch::optim::Optimizer& g_optimizer() { return *g_optimizer_; }
+  /// For the Trainer: both optimisers, D's first, as their checkpoint sections (and the
+  /// order of TrainerContext::learning_rates: D's groups, then G's).
+  std::vector<named_optimizer> named_optimizers() {
+    return {{"d_optimizer", d_optimizer_}, {"g_optimizer", g_optimizer_}};
+  }
   GradScaler& d_scaler() { return d_scaler_; }
   GradScaler& g_scaler() { return g_scaler_; }
   const gan_options& options() const { return options_; }

@@ -18,6 +18,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -98,8 +99,11 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
 
   /// Train `model` for one epoch over `loader` and return the epoch's mean scores.
   /// The loader and criterion are used during the call only (temporaries are fine).
-  template <class Model, class Loader, criterion C>
+  template <class Model, class Loader, class C>
   epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, C&& criterion) {
+    static_assert(hookforge::criterion<std::remove_cvref_t<C>>,
+                  "TrainingEpochRunner::run_epoch: the criterion must be callable on a const Entry& and "
+                  "return a Tensor or loss_terms");
     set_training_mode(model, true);
     Ctx ctx;
     ctx.model = module_of(model);
@@ -128,6 +132,8 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   }
 
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  /// For the Trainer: the optimiser, saved in checkpoints as the section "optimizer".
+  std::vector<named_optimizer> named_optimizers() { return {{"optimizer", optimizer_}}; }
   GradScaler& scaler() { return scaler_; }
   const training_options& options() const { return options_; }
 
