@@ -31,5 +31,6 @@
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/gan_runner.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
+#include "hookforge/torch/runners/runner_concepts.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/training_runner.hpp"

@@ -98,6 +98,39 @@ inline bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::T
   return true;
 }
 
+/// Reshuffles its batches with the torch RNG at every pass, as a real loader would.
+struct ShuffledLoader {
+  std::vector<Entry> data;
+  std::vector<Entry> order;
+  std::vector<Entry>::iterator begin() {
+    auto perm = torch::randperm(static_cast<std::int64_t>(data.size()), torch::kLong);
+    order.clear();
+    for (std::int64_t i = 0; i < perm.size(0); ++i) order.push_back(data[perm[i].item<std::int64_t>()]);
+    return order.begin();
+  }
+  std::vector<Entry>::iterator end() { return order.end(); }
+};
+
+/// Two Adam optimisers hold the same state, parameter by parameter, and the same learning rates.
+inline bool same_adam_state(torch::optim::Adam& a, torch::optim::Adam& b) {
+  auto key = [](const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); };
+  const auto pa = hookforge::optimizer_parameters(a), pb = hookforge::optimizer_parameters(b);
+  if (pa.size() != pb.size() || a.state().size() != b.state().size()) return false;
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    const bool ha = a.state().count(key(pa[i])) > 0, hb = b.state().count(key(pb[i])) > 0;
+    if (ha != hb) return false;
+    if (!ha) continue;
+    auto& sa = static_cast<torch::optim::AdamParamState&>(*a.state().at(key(pa[i])));
+    auto& sb = static_cast<torch::optim::AdamParamState&>(*b.state().at(key(pb[i])));
+    if (sa.step() != sb.step() || !torch::equal(sa.exp_avg(), sb.exp_avg()) ||
+        !torch::equal(sa.exp_avg_sq(), sb.exp_avg_sq()))
+      return false;
+  }
+  for (std::size_t g = 0; g < a.param_groups().size(); ++g)
+    if (a.param_groups()[g].options().get_lr() != b.param_groups()[g].options().get_lr()) return false;
+  return true;
+}
+
 /// Writes a state_dict to pickle bytes and reads it back, as a checkpoint file would.
 inline hookforge::state_map through_pickle(const hookforge::state_map& state) {
   c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());

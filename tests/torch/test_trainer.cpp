@@ -1,4 +1,5 @@
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 
@@ -311,4 +312,156 @@ TEST_CASE("event filters keep counting across a resume", "[trainer][resume][filt
   CHECK(resumed == straight);
   CHECK(resumed_rt == straight_rt);
   std::filesystem::remove(path);
+}
+
+// --- the runner concepts ------------------------------------------------------------------------
+
+#include "../../examples/adversarial_runner/adversarial_runner.hpp"
+
+static_assert(training_runner<TrainingEpochRunner<>>);
+static_assert(training_runner<GANTrainingRunner<>>);
+static_assert(training_runner<AdversarialTrainingRunner<EpsilonRamp>>);
+static_assert(!training_runner<ValidationEpochRunner<>>);  // no optimiser
+static_assert(validation_runner<ValidationEpochRunner<>>);
+static_assert(validation_runner<InferenceRunner<>>);
+static_assert(!validation_runner<int>);
+
+namespace {
+
+/// A classifier for the adversarial runner: forward on a tensor (the runner's attack) and on an Entry.
+struct TinyClassifierImpl : torch::nn::Module {
+  TinyClassifierImpl() : linear(register_module("linear", torch::nn::Linear(2, 2))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return linear(x); }
+  torch::Tensor forward(const Entry& e) { return forward(e.at("input")); }
+  torch::nn::Linear linear;
+};
+TORCH_MODULE(TinyClassifier);
+
+std::vector<Entry> class_data(int batches, int size, int seed) {
+  torch::manual_seed(seed);
+  std::vector<Entry> data;
+  for (int i = 0; i < batches; ++i) {
+    auto label = torch::randint(0, 2, {size}, torch::kLong);
+    data.push_back(Entry{{"input", torch::randn({size, 2}) + label.unsqueeze(1).to(torch::kFloat)}, {"target", label}});
+  }
+  return data;
+}
+
+/// A stateful hook on the adversarial runner's own point.
+struct FooledTotal {
+  std::int64_t fooled = 0;
+  void count(AdversarialContext& ctx) { fooled += ctx.fooled; }
+  hookforge::state_map state_dict() const { return {{"fooled", fooled}}; }
+  void load_state_dict(const hookforge::state_map& s) { fooled = s.at("fooled").toInt(); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, on_post_attack));
+};
+
+torch::Tensor logits_xent(const torch::Tensor& logits, const torch::Tensor& target) {
+  return torch::nn::functional::cross_entropy(logits, target);
+}
+torch::Tensor entry_xent(const Entry& e) { return logits_xent(e.at("output"), e.at("target")); }
+
+struct AdversarialRun {
+  TinyClassifier model;
+  torch::optim::Adam adam;
+  AdversarialTrainingRunner<EpsilonRamp, FooledTotal> train;
+  ValidationEpochRunner<> val;
+  Trainer<TinyClassifier, AdversarialTrainingRunner<EpsilonRamp, FooledTotal>, ValidationEpochRunner<>, SaveAfter>
+      trainer;
+  AdversarialRun(std::int64_t epochs, int seed, SaveAfter save = {})
+      : model((torch::manual_seed(seed), TinyClassifier())),
+        adam(model->parameters(), torch::optim::AdamOptions(0.02)),
+        train(adam, EpsilonRamp{0.3, 3}, FooledTotal{}),
+        val(inference_options{}),
+        trainer(model, train, val, trainer_options{.epochs = epochs}, std::move(save)) {}
+};
+
+}  // namespace
+
+TEST_CASE("a runner written with training_runner_base trains through the Trainer and resumes exactly",
+          "[trainer][runner][resume]") {
+  auto path = std::filesystem::temp_directory_path() / "hookforge-test-adversarial.ckpt";
+  std::filesystem::remove(path);
+  ShuffledLoader train_data{class_data(3, 8, 21), {}};
+  auto val_data = class_data(1, 16, 22);
+
+  torch::manual_seed(100);
+  AdversarialRun straight(4, 5, SaveAfter{2, path});
+  torch::manual_seed(100);
+  auto result = straight.trainer.fit(train_data, val_data, logits_xent, entry_xent);
+  CHECK(result.completed_epochs == 4);
+  CHECK(straight.train.global_step() == 12);
+  REQUIRE(std::filesystem::exists(path));
+  {
+    checkpoint_reader in(path);
+    CHECK(in.contains("model"));
+    CHECK(in.contains("optimizer"));  // training_runner_base's one optimiser
+    CHECK(in.load_state("training_runner").at("global_step").toInt() == 6);
+  }
+
+  AdversarialRun resumed(4, 99);
+  resumed.trainer.load_checkpoint(path);
+  CHECK(resumed.train.global_step() == 6);
+  auto resumed_result = resumed.trainer.fit(train_data, val_data, logits_xent, entry_xent);
+  CHECK(same(snapshot(*straight.model), snapshot(*resumed.model)));
+  CHECK(same_adam_state(straight.adam, resumed.adam));
+  CHECK(resumed.train.global_step() == straight.train.global_step());
+  CHECK(resumed.train.hooks().get<1>().fooled == straight.train.hooks().get<1>().fooled);
+  CHECK(resumed_result.val_scores.at("loss") == result.val_scores.at("loss"));  // bit-identical
+  std::filesystem::remove(path);
+}
+
+namespace {
+/// At on_post_forward: checks that autocast is on (a float mm gives bf16) and adds
+/// half the criterion's MSE again, computed on the (bf16) output.
+struct ExtraMse {
+  bool autocast_seen = false;
+  void add(TrainingContext& ctx) {
+    autocast_seen = torch::mm(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type() == torch::kBFloat16;
+    ctx.extra_losses["extra"] = 0.5 * torch::mse_loss(ctx.entry.at("output"), ctx.entry.at("target"));
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_forward));
+};
+
+/// Copies the gradients at on_post_backward.
+struct GradCopy {
+  std::vector<torch::Tensor> grads;
+  void copy(TrainingContext& ctx) {
+    grads.clear();
+    for (auto& p : ctx.parameters()) grads.push_back(p.grad().clone());
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(copy, pts::on_post_backward));
+};
+}  // namespace
+
+TEST_CASE("an extra loss added at on_post_forward trains under mixed precision", "[trainer][runner][amp]") {
+  torch::manual_seed(3);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.0);  // lr 0: the gradients are compared on fixed weights
+  auto data = regression_data(1, 8);
+  TrainingEpochRunner runner(sgd, training_options{.mixed_precision = true}, ExtraMse{}, GradCopy{});
+  auto result = runner.run_epoch(model, data, 0, mse);
+  CHECK(runner.hooks().get<0>().autocast_seen);
+  CHECK(std::isfinite(result.scores.at("extra")));
+  const auto& grads = runner.hooks().get<1>().grads;
+  REQUIRE(grads.size() == 2);
+
+  // The criterion's gradient alone, under the same autocast: the runner's is 1.5 times it.
+  std::vector<torch::Tensor> expected;
+  {
+    model->zero_grad();
+    torch::Tensor loss;
+    {
+      autocast_guard autocast(torch::kCPU, true);
+      Entry batch = data[0];
+      batch.merge(call_model(model, batch));
+      loss = mse(batch);
+    }
+    loss.backward();
+    for (auto& p : model->parameters()) expected.push_back(p.grad().clone());
+  }
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    INFO("parameter " << i << ": " << grads[i] << " vs 1.5 x " << expected[i]);
+    CHECK(torch::allclose(grads[i], 1.5 * expected[i], /*rtol=*/2e-2, /*atol=*/1e-5));
+  }
 }

@@ -408,47 +408,8 @@ class checkpoint_reader {
   void load_optimizer(const std::string& name, torch::optim::Optimizer& optimizer) const {
     auto section = open_section(name, "optimizer");
     guarded(name, [&] {
-      const std::string have = detail::ckpt::type_name(optimizer);
-      const std::string saved = read(section, "type").toStringRef();
-      if (have != saved)
-        fail("section '" + name + "' holds the state of a " + saved + ", cannot load it into a " +
-             have);
-
-      torch::serialize::InputArchive groups;
-      section.read("groups", groups);
+      auto group_archives = matching_groups(section, name, optimizer);
       auto& param_groups = optimizer.param_groups();
-      const auto count = read(groups, "count").toInt();
-      if (count != static_cast<std::int64_t>(param_groups.size()))
-        fail("section '" + name + "' has " + std::to_string(count) +
-             " parameter group(s), the optimizer has " + std::to_string(param_groups.size()));
-
-      std::vector<torch::serialize::InputArchive> group_archives(param_groups.size());
-      std::vector<std::string> problems;
-      for (std::size_t i = 0; i < param_groups.size(); ++i) {
-        groups.read(std::to_string(i), group_archives[i]);
-        const auto& params = param_groups[i].params();
-        const auto size = read(group_archives[i], "size").toInt();
-        if (size != static_cast<std::int64_t>(params.size())) {
-          problems.push_back("parameter group " + std::to_string(i) + " has " +
-                             std::to_string(size) + " parameter(s) in the checkpoint, " +
-                             std::to_string(params.size()) + " in the optimizer");
-          continue;
-        }
-        torch::serialize::InputArchive shapes;
-        group_archives[i].read("shapes", shapes);
-        for (std::size_t j = 0; j < params.size(); ++j) {
-          const auto found = read(shapes, std::to_string(j)).toIntVector();
-          if (found != params[j].sizes().vec())
-            problems.push_back("parameter group " + std::to_string(i) + ", parameter " +
-                               std::to_string(j) + ": the optimizer expects shape " +
-                               detail::ckpt::shape_string(params[j].sizes()) +
-                               ", the checkpoint has " + detail::ckpt::shape_string(found));
-        }
-      }
-      if (!problems.empty())
-        fail("section '" + name + "' does not match the optimizer " + have + ":\n  " +
-             detail::ckpt::join(problems, "\n  "));
-
       torch::serialize::InputArchive torch_state;
       section.read("torch", torch_state);
       optimizer.state().clear();  // state of parameters that had none when saved must go
@@ -458,6 +419,13 @@ class checkpoint_reader {
           detail::ckpt::read_options(group_archives[i], "options", param_groups[i].options());
       detail::ckpt::read_options(section, "defaults", optimizer.defaults());
     });
+  }
+
+  // What load_optimizer checks (type, groups, parameter shapes), without loading: the
+  // optimizer is left as it is. Throws as load_optimizer would.
+  void check_optimizer(const std::string& name, const torch::optim::Optimizer& optimizer) const {
+    auto section = open_section(name, "optimizer");
+    guarded(name, [&] { matching_groups(section, name, optimizer); });
   }
 
   state_map load_state(const std::string& name) const {
@@ -528,6 +496,53 @@ class checkpoint_reader {
 
   [[noreturn]] void fail(const std::string& message) const {
     throw checkpoint_error("hookforge checkpoint '" + path_.string() + "': " + message);
+  }
+
+  // The saved param groups of optimizer section `name`, once checked against `optimizer`.
+  std::vector<torch::serialize::InputArchive> matching_groups(torch::serialize::InputArchive& section,
+                                                              const std::string& name,
+                                                              const torch::optim::Optimizer& optimizer) const {
+    const std::string have = detail::ckpt::type_name(optimizer);
+    const std::string saved = read(section, "type").toStringRef();
+    if (have != saved)
+      fail("section '" + name + "' holds the state of a " + saved + ", cannot load it into a " +
+           have);
+
+    torch::serialize::InputArchive groups;
+    section.read("groups", groups);
+    const auto& param_groups = optimizer.param_groups();
+    const auto count = read(groups, "count").toInt();
+    if (count != static_cast<std::int64_t>(param_groups.size()))
+      fail("section '" + name + "' has " + std::to_string(count) +
+           " parameter group(s), the optimizer has " + std::to_string(param_groups.size()));
+
+    std::vector<torch::serialize::InputArchive> group_archives(param_groups.size());
+    std::vector<std::string> problems;
+    for (std::size_t i = 0; i < param_groups.size(); ++i) {
+      groups.read(std::to_string(i), group_archives[i]);
+      const auto& params = param_groups[i].params();
+      const auto size = read(group_archives[i], "size").toInt();
+      if (size != static_cast<std::int64_t>(params.size())) {
+        problems.push_back("parameter group " + std::to_string(i) + " has " +
+                           std::to_string(size) + " parameter(s) in the checkpoint, " +
+                           std::to_string(params.size()) + " in the optimizer");
+        continue;
+      }
+      torch::serialize::InputArchive shapes;
+      group_archives[i].read("shapes", shapes);
+      for (std::size_t j = 0; j < params.size(); ++j) {
+        const auto found = read(shapes, std::to_string(j)).toIntVector();
+        if (found != params[j].sizes().vec())
+          problems.push_back("parameter group " + std::to_string(i) + ", parameter " +
+                             std::to_string(j) + ": the optimizer expects shape " +
+                             detail::ckpt::shape_string(params[j].sizes()) +
+                             ", the checkpoint has " + detail::ckpt::shape_string(found));
+      }
+    }
+    if (!problems.empty())
+      fail("section '" + name + "' does not match the optimizer " + have + ":\n  " +
+           detail::ckpt::join(problems, "\n  "));
+    return group_archives;
   }
 
   // Runs file reads, turning their filesystem_errors into checkpoint_errors.

@@ -12,6 +12,9 @@
 // the hook pack, answers hooks(), keeps total_epochs and global_step, and runs the epoch's
 // frame — counters and on_epoch_start, the batch loop, the scores' means and
 // on_epoch_end — so a runner is its loop body and its points (see docs/runners.md).
+// `training_runner_base` adds what the Trainer needs from a runner that trains with one
+// optimiser: optimizer(), named_optimizers() and the global step in state_dict(), so such
+// a runner meets hookforge::training_runner (runner_concepts.hpp) with its run_epoch alone.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/scores.hpp"
+#include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
 
@@ -62,6 +66,12 @@ inline std::vector<torch::Tensor> optimizer_parameters(const torch::optim::Optim
     params.insert(params.end(), group.params().begin(), group.params().end());
   return params;
 }
+
+/// One of a training runner's optimisers, under the name of its checkpoint section.
+struct named_optimizer {
+  std::string name;                              ///< "optimizer", "d_optimizer", …
+  torch::optim::Optimizer* optimizer = nullptr;  ///< not owned
+};
 
 /// What an epoch runner returns.
 struct epoch_result {
@@ -156,6 +166,28 @@ class runner_base {
     });
     return batch;
   }
+};
+
+/// runner_base for a runner that trains with one optimiser: everything the Trainer needs
+/// from a training runner (runner_concepts.hpp) but run_epoch. Adds
+///   optimizer()                        the optimiser, not owned (also `optimizer_`, protected)
+///   named_optimizers()                 {{"optimizer", &optimizer()}}: its checkpoint section
+///   state_dict() / load_state_dict()   {"global_step"}, for exact resume; a runner with
+///                                      more counters extends them (call these, add its own)
+template <class Derived, class... Hooks>
+class training_runner_base : public runner_base<Derived, Hooks...> {
+ public:
+  explicit training_runner_base(torch::optim::Optimizer& optimizer, Hooks... hooks)
+      : runner_base<Derived, Hooks...>(std::move(hooks)...), optimizer_(&optimizer) {}
+
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  std::vector<named_optimizer> named_optimizers() { return {{"optimizer", optimizer_}}; }
+
+  state_map state_dict() const { return {{"global_step", this->global_step_}}; }
+  void load_state_dict(const state_map& state) { this->global_step_ = state.at("global_step").toInt(); }
+
+ protected:
+  torch::optim::Optimizer* optimizer_;
 };
 
 namespace detail {

@@ -1,24 +1,32 @@
 // hookforge/torch/runners/gan_runner.hpp — one adversarial training epoch: a discriminator (D) and a
 // generator (G), each with its own optimiser and gradient scaler. See docs/gan.md.
 //
-// Per batch:
+// With the Trainer: the model is hookforge::gan_models{generator, discriminator}, the
+// criterion hookforge::gan_criteria{d_criterion, g_criterion}; a validation runner runs the
+// generator; checkpoints hold both networks ("generator", "discriminator"), both optimisers
+// ("d_optimizer", "g_optimizer") and, in the runner's section, both scalers.
+//
+// Per batch (each phase's forward, its post-forward point and its loss share one autocast
+// region when mixed precision is on, so extra losses added there train like the criterion's):
 //   on_pre_step          hooks may edit ctx.entry; ctx.run_d (true) and ctx.run_g (G due by
 //                        step_ratio) say which networks are updated, and hooks may clear them
 //   D phase, when run_d:
 //     on_pre_d_forward
-//     forward            G(entry) merged into entry, its fake copied to "fake"; D on the real
-//                        sample -> "d_real", D on fake.detach() -> "d_fake" (autocast)
-//     on_post_d_forward  hooks may add ctx.d_extra_losses
-//     loss, backward     d_criterion(entry) + extra losses; backward (scaled), then unscaled
+//     forward            G(entry) merged into entry, its fake copied to "fake"; D on the real  ┐
+//                        sample -> "d_real", D on fake.detach() -> "d_fake"                    │ autocast
+//     on_post_d_forward  hooks may add ctx.d_extra_losses (an R1 penalty, …)                   │
+//     loss               d_criterion(entry) + extra losses                                     ┘
+//     backward           (scaled), then unscaled
 //     on_post_d_backward D's gradients visible and editable; hooks may clear ctx.run_d to skip the step
 //     D step             ctx.d_stepped
 //   G phase, when run_g (D's parameters have requires_grad off from before on_pre_g_forward
 //   to after on_post_g_backward, so neither G's loss nor a hook leaks gradient into D):
 //     on_pre_g_forward
-//     forward            G(entry) unless the D phase already made a fake with a graph;
-//                        D(fake) -> "d_fake_for_g" (no detach) (autocast)
-//     on_post_g_forward  hooks may add ctx.g_extra_losses
-//     loss, backward     g_criterion(entry) + extra losses; backward (scaled), then unscaled
+//     forward            G(entry) unless the D phase already made a fake with a graph;         ┐
+//                        D(fake) -> "d_fake_for_g" (no detach)                                 │ autocast
+//     on_post_g_forward  hooks may add ctx.g_extra_losses                                      │
+//     loss               g_criterion(entry) + extra losses                                     ┘
+//     backward           (scaled), then unscaled
 //     on_post_g_backward G's gradients visible and editable; hooks may clear ctx.run_g to skip the step
 //     G step             ctx.g_stepped
 //   metrics              options.metrics on G's output ("output") and the real sample ("target")
@@ -32,6 +40,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -75,6 +84,50 @@ struct gan_options {
   /// generator's output (fake_field) and "target" the real sample (real_field).
   std::vector<metric> metrics{};
 };
+
+/// The Trainer's model for a GAN: the two networks, by reference (they must outlive it).
+///   hookforge::gan_models models{generator, discriminator};
+/// A validation or inference runner driven by the Trainer runs the generator
+/// (validation_model()); a trainer checkpoint saves each network that is a torch module
+/// under its own section, "generator" and "discriminator" (checkpoint_modules()).
+template <class Generator, class Discriminator>
+struct gan_models {
+  Generator& generator;
+  Discriminator& discriminator;
+
+  Generator& validation_model() const { return generator; }
+  std::vector<std::pair<std::string, torch::nn::Module*>> checkpoint_modules() const {
+    std::vector<std::pair<std::string, torch::nn::Module*>> modules;
+    if (auto* g = module_of(generator)) modules.emplace_back("generator", g);
+    if (auto* d = module_of(discriminator)) modules.emplace_back("discriminator", d);
+    return modules;
+  }
+};
+template <class Generator, class Discriminator>
+gan_models(Generator&, Discriminator&) -> gan_models<Generator, Discriminator>;
+
+/// The Trainer's criterion for a GAN: D's and G's criteria (copies; a module holder or a
+/// std::ref shares its object). set_epoch reaches each that has one (loss schedules).
+///   trainer.fit(loader, val_loader, hookforge::gan_criteria{d_criterion, g_criterion}, val_criterion);
+template <class DCriterion, class GCriterion>
+struct gan_criteria {
+  DCriterion d;
+  GCriterion g;
+
+  void set_epoch(std::int64_t epoch) {
+    update_criterion_schedule(d, epoch);
+    update_criterion_schedule(g, epoch);
+  }
+};
+template <class DCriterion, class GCriterion>
+gan_criteria(DCriterion, GCriterion) -> gan_criteria<DCriterion, GCriterion>;
+
+namespace detail {
+template <class T>
+inline constexpr bool is_gan_criteria = false;
+template <class D, class G>
+inline constexpr bool is_gan_criteria<gan_criteria<D, G>> = true;
+}  // namespace detail
 
 /// Which network the batch is working on; set by the runner.
 enum class gan_phase { none, discriminator, generator };
@@ -264,6 +317,15 @@ class GANTrainingRunner {
     return detail::finish_epoch(hooks_, ctx, batch);
   }
 
+  /// The same, in the Trainer's shape: run_epoch(model, loader, epoch, criterion) with the
+  /// model a gan_models{generator, discriminator} and the criterion a gan_criteria{d, g}.
+  template <class Generator, class Discriminator, class Loader, class Criteria>
+    requires detail::is_gan_criteria<std::remove_cvref_t<Criteria>>
+  epoch_result run_epoch(const gan_models<Generator, Discriminator>& models, Loader&& loader, std::int64_t epoch,
+                         Criteria&& criteria) {
+    return run_epoch(models.generator, models.discriminator, loader, epoch, criteria.d, criteria.g);
+  }
+
   /// The planned number of epochs, shown to hooks as ctx.total_epochs.
   void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
 
@@ -271,6 +333,11 @@ class GANTrainingRunner {
   const auto& hooks() const { return hooks_; }
   torch::optim::Optimizer& d_optimizer() { return *d_optimizer_; }
   torch::optim::Optimizer& g_optimizer() { return *g_optimizer_; }
+  /// For the Trainer: both optimisers, D's first, as their checkpoint sections (and the
+  /// order of TrainerContext::learning_rates: D's groups, then G's).
+  std::vector<named_optimizer> named_optimizers() {
+    return {{"d_optimizer", d_optimizer_}, {"g_optimizer", g_optimizer_}};
+  }
   GradScaler& d_scaler() { return d_scaler_; }
   GradScaler& g_scaler() { return g_scaler_; }
   const gan_options& options() const { return options_; }
@@ -332,12 +399,11 @@ class GANTrainingRunner {
     ctx.batch_scores.clear();
   }
 
-  /// G(entry) merged into the entry; its fake sample copied to "fake".
+  /// G(entry) merged into the entry; its fake sample copied to "fake" (in the caller's autocast region).
   template <class Generator>
   void generate(Generator& generator, Ctx& ctx, bool with_graph) {
     std::optional<torch::NoGradGuard> no_grad;
     if (!with_graph) no_grad.emplace();
-    autocast_guard autocast(options_.device, options_.mixed_precision);
     ctx.entry.merge(call_model(generator, ctx.entry));
     if (options_.fake_field != "fake") ctx.entry.set("fake", ctx.entry.at(options_.fake_field));
   }
@@ -356,20 +422,18 @@ class GANTrainingRunner {
     ctx.phase = gan_phase::discriminator;
     hooks_.template fire<points::on_pre_d_forward>(ctx);
     {
+      // Forward, the hooks that add extra losses and the loss in one autocast region.
+      autocast_guard autocast(options_.device, options_.mixed_precision);
       // The fake keeps G's graph only when the G phase will reuse it.
       fake_has_graph = ctx.run_g;
       generate(generator, ctx, fake_has_graph);
-      autocast_guard autocast(options_.device, options_.mixed_precision);
       ctx.entry.set("d_real", discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)));
       ctx.entry.set("d_fake", discriminate(discriminator, ctx, ctx.entry.at("fake").detach()));
-    }
-    hooks_.template fire<points::on_post_d_forward>(ctx);
-    {
-      autocast_guard autocast(options_.device, options_.mixed_precision);
+      hooks_.template fire<points::on_post_d_forward>(ctx);
       ctx.d_losses = evaluate_criterion(criterion, ctx.entry);
+      add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "D");
+      ctx.d_loss = total_loss(ctx.d_losses);
     }
-    add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "D");
-    ctx.d_loss = total_loss(ctx.d_losses);
 
     d_optimizer_->zero_grad();
     d_scaler_.scale(ctx.d_loss).backward();
@@ -395,23 +459,20 @@ class GANTrainingRunner {
       // from a hook of the phase that runs D (on_pre_g_forward to on_post_g_backward).
       detail::requires_grad_off frozen(optimizer_parameters(*d_optimizer_));
       hooks_.template fire<points::on_pre_g_forward>(ctx);
-      if (!fake_has_graph) generate(generator, ctx, /*with_graph=*/true);
       {
         autocast_guard autocast(options_.device, options_.mixed_precision);
+        if (!fake_has_graph) generate(generator, ctx, /*with_graph=*/true);
         ctx.entry.set("d_fake_for_g", discriminate(discriminator, ctx, ctx.entry.at("fake")));
         if (options_.d_real_for_g) {
           torch::NoGradGuard no_grad;
           ctx.entry.set("d_real_for_g",
                         discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)).detach());
         }
-      }
-      hooks_.template fire<points::on_post_g_forward>(ctx);
-      {
-        autocast_guard autocast(options_.device, options_.mixed_precision);
+        hooks_.template fire<points::on_post_g_forward>(ctx);
         ctx.g_losses = evaluate_criterion(criterion, ctx.entry);
+        add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "G");
+        ctx.g_loss = total_loss(ctx.g_losses);
       }
-      add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "G");
-      ctx.g_loss = total_loss(ctx.g_losses);
 
       g_optimizer_->zero_grad();
       g_scaler_.scale(ctx.g_loss).backward();

@@ -1,5 +1,12 @@
 // hookforge/torch/runners/trainer.hpp — the epoch loop around a training and a validation runner.
 //
+// The Trainer drives any runner that meets hookforge::training_runner (and, for validation,
+// hookforge::validation_runner): see runner_concepts.hpp. The built-in TrainingEpochRunner and
+// GANTrainingRunner do, and so does a runner written with training_runner_base. The model is
+// given to both runners; one with `validation_model()` (hookforge::gan_models: the generator)
+// gives the validation runner that instead, and one with `checkpoint_modules()` saves those
+// modules, each under its own section, instead of one section "model".
+//
 //   on_training_began
 //   per epoch:  criterion.set_epoch(epoch), loaders' set_epoch(epoch)   (when they have one)
 //               training runner epoch
@@ -15,13 +22,15 @@
 // and calling fit() gives the same parameters, optimiser, scheduler and hook state as
 // the run that did not stop.
 //
-// Checkpoints (save_checkpoint / load_checkpoint) hold the model, the optimiser with
-// its param-group options, the scheduler, the scaler, every counter, the RNG state and
+// Checkpoints (save_checkpoint / load_checkpoint) hold the model, the training runner's
+// optimisers (optimizers_of) with their param-group options, the scheduler, the runners'
+// own state (counters, scalers), the RNG state and
 // the state of every persistent hook of the trainer and both runners, saved through
 // io/persistence.hpp. Loading one and calling fit() again continues exactly where the
 // saved run stopped; a load that fails leaves every object as it was.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -47,6 +56,7 @@
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 #include "hookforge/torch/optim/stop_condition.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
+#include "hookforge/torch/runners/runner_concepts.hpp"
 #include "hookforge/torch/runners/training_runner.hpp"
 
 namespace hookforge {
@@ -76,8 +86,10 @@ struct TrainerContext {
   epoch_scores train_scores;          ///< this epoch's training means
   epoch_scores val_scores;            ///< the last validation's means (empty before any)
   bool validated = false;             ///< validation ran this epoch
-  std::vector<double> learning_rates; ///< per param group, as used this epoch
-  std::vector<double> next_learning_rates; ///< per param group, for the next epoch (scheduler stepped)
+  /// Per param group, as used this epoch: every optimiser of the training runner in the
+  /// order of its named_optimizers() (GANTrainingRunner: D's groups, then G's).
+  std::vector<double> learning_rates;
+  std::vector<double> next_learning_rates; ///< the same, for the next epoch (scheduler stepped)
   double epoch_seconds = 0;           ///< wall time of this epoch's training and validation
   std::filesystem::path work_dir;     ///< trainer_options::work_dir: where hooks write their files
   std::string monitor;                ///< trainer_options::monitor: the score that judges the run
@@ -123,7 +135,7 @@ struct epoch_record {
   epoch_scores train_scores;
   epoch_scores val_scores;            ///< this epoch's validation (empty when it did not validate)
   bool validated = false;
-  std::vector<double> learning_rates; ///< per param group, as used this epoch
+  std::vector<double> learning_rates; ///< per param group, as used this epoch (TrainerContext's order)
   double seconds = 0;                 ///< wall time of the epoch: training, validation and hooks
 };
 
@@ -159,6 +171,27 @@ class module_snapshot {
   std::vector<std::pair<torch::Tensor, torch::Tensor>> saved_;
 };
 
+/// The modules a trainer checkpoint holds, by section: the model's checkpoint_modules()
+/// (gan_models: "generator", "discriminator"), else the model as "model" when it is a module.
+template <class Model>
+std::vector<std::pair<std::string, torch::nn::Module*>> checkpoint_modules(Model& model) {
+  if constexpr (requires { model.checkpoint_modules(); }) {
+    return model.checkpoint_modules();
+  } else {
+    if (auto* module = module_of(model)) return {{"model", module}};
+    return {};
+  }
+}
+
+/// What the validation runner runs: the model's validation_model() (gan_models: the generator), else the model.
+template <class Model>
+decltype(auto) validation_model(Model& model) {
+  if constexpr (requires { model.validation_model(); })
+    return model.validation_model();
+  else
+    return (model);
+}
+
 }  // namespace detail
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
@@ -167,6 +200,10 @@ class Trainer : private detail::trainer_actions {
   // The trainer refers to the model and runners it is given (they must outlive it);
   // `no_validation` is nothing to refer to, so it is taken by value (a temporary is fine).
   using validation_arg = std::conditional_t<validates, ValRunner&, no_validation>;
+  // Both runners have what the trainer calls (else the constructor reports what they lack).
+  static constexpr bool runners_ok = training_runner<TrainRunner> && (!validates || validation_runner<ValRunner>);
+  // What the validation runner runs.
+  using validation_model_t = std::remove_reference_t<decltype(detail::validation_model(std::declval<Model&>()))>;
 
  public:
   using hook_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
@@ -178,18 +215,63 @@ class Trainer : private detail::trainer_actions {
   Trainer(Model& model, TrainRunner& train, validation_arg validation, trainer_options options, Hooks... hooks)
       : model_(&model), train_(&train), val_(validation_pointer(validation)), options_(std::move(options)),
         hooks_(std::move(hooks)...) {
+    // What the runners lack, named, from the line that constructs the trainer (runner_concepts.hpp).
+    check::trainer_runner_complete<TrainRunner, "training runner", detail::training_runner_lacks<TrainRunner>(),
+                                   training_runner<TrainRunner>>();
+    if constexpr (validates)
+      check::trainer_runner_complete<ValRunner, "validation runner", detail::validation_runner_lacks<ValRunner>(),
+                                     validation_runner<ValRunner>>();
     if (options_.epochs < 0) throw std::invalid_argument("Trainer: epochs must be >= 0");
     if (options_.val_interval < 0) throw std::invalid_argument("Trainer: val_interval must be >= 0");
+    if constexpr (runners_ok) check_sections();
   }
 
   /// Train until `options.epochs` epochs are complete (counting epochs of a loaded checkpoint),
   /// the stop condition holds, or a hook asks to stop. Loaders and criterion may be
-  /// temporaries (an inline lambda): they are used during the call, never kept.
+  /// temporaries (an inline lambda): they are used during the call, never kept. Both
+  /// runners get `criterion`; the overload below gives validation its own.
   template <class TrainLoader, class ValLoader, class C>
   fit_result fit(TrainLoader&& train_loader, ValLoader&& val_loader, C&& criterion) {
-    static_assert(hookforge::criterion<C>,
-                  "Trainer::fit: the criterion must be callable on a const Entry& and return a Tensor "
-                  "or loss_terms");
+    return fit(train_loader, val_loader, criterion, criterion);
+  }
+
+  /// fit() with a criterion for each runner: a GAN trains with gan_criteria{d, g} and
+  /// validates its generator with a criterion on the batch.
+  template <class TrainLoader, class ValLoader, class TrainC, class ValC>
+  fit_result fit(TrainLoader&& train_loader, ValLoader&& val_loader, TrainC&& train_criterion,
+                 ValC&& val_criterion) {
+    // Does each runner take the model, its loader and its criterion? One message each, from
+    // the user's line; none when the constructor already reported the runner incomplete.
+    using TL = std::remove_reference_t<TrainLoader>;
+    using TC = std::remove_reference_t<TrainC>;
+    using VL = std::remove_reference_t<ValLoader>;
+    using VC = std::remove_reference_t<ValC>;
+    constexpr bool trains = !training_runner<TrainRunner> || runs_epoch_of<TrainRunner, Model, TL, TC>;
+    check::trainer_runner_runs_epoch<TrainRunner, "training runner", Model, TL, TC, trains>();
+    constexpr bool validates_ok = [] {
+      if constexpr (validates)
+        return !validation_runner<ValRunner> || runs_epoch_of<ValRunner, validation_model_t, VL, VC>;
+      else
+        return true;
+    }();
+    if constexpr (validates)
+      check::trainer_runner_runs_epoch<ValRunner, "validation runner", validation_model_t, VL, VC, validates_ok>();
+    if constexpr (runners_ok && trains && validates_ok)
+      return run_fit(train_loader, val_loader, train_criterion, val_criterion);
+    else
+      return {};
+  }
+
+  /// fit() for a trainer without a validation runner.
+  template <class TrainLoader, class C>
+    requires(!validates)
+  fit_result fit(TrainLoader&& train_loader, C&& criterion) {
+    return fit(train_loader, no_validation{}, criterion, criterion);
+  }
+
+ private:
+  template <class TrainLoader, class ValLoader, class TrainC, class ValC>
+  fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion, ValC& val_criterion) {
     train_->set_total_epochs(options_.epochs);
     if constexpr (validates) val_->set_total_epochs(options_.epochs);
     if (options_.print_bindings) fmt::print("{}", format_bindings());
@@ -201,18 +283,20 @@ class Trainer : private detail::trainer_actions {
     while (completed_epochs_ < options_.epochs) {
       const auto started = std::chrono::steady_clock::now();
       const std::int64_t epoch = completed_epochs_;
-      update_criterion_schedule(criterion, epoch);
+      update_criterion_schedule(train_criterion, epoch);
+      if (!same_object(train_criterion, val_criterion)) update_criterion_schedule(val_criterion, epoch);
       set_loader_epoch(train_loader, epoch);
       set_loader_epoch(val_loader, epoch);
       ctx = context();
       ctx.epoch = epoch;
       ctx.learning_rates = learning_rates();
-      auto trained = train_->run_epoch(*model_, train_loader, epoch, criterion);
+      epoch_result trained = train_->run_epoch(*model_, train_loader, epoch, train_criterion);
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
       if constexpr (validates) {
         if (options_.val_interval > 0 && (epoch + 1) % options_.val_interval == 0) {
-          auto validated = val_->run_epoch(*model_, val_loader, epoch, criterion);
+          epoch_result validated =
+              val_->run_epoch(detail::validation_model(*model_), val_loader, epoch, val_criterion);
           last_val_scores_ = validated.scores;
           ctx.validated = true;
           stop = stop || validated.stop_training;
@@ -247,42 +331,19 @@ class Trainer : private detail::trainer_actions {
     return result;
   }
 
-  /// fit() for a trainer without a validation runner.
-  template <class TrainLoader, class C>
-    requires(!validates)
-  fit_result fit(TrainLoader&& train_loader, C&& criterion) {
-    return fit(train_loader, no_validation{}, criterion);
-  }
-
+ public:
   /// Write everything needed to resume to `path` (atomically). Between epochs, or from a
   /// hook through TrainerContext::save_checkpoint.
   void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) override {
-    state_map extra;
-    Ctx ctx = context();
-    ctx.checkpoint_extra = &extra;
-    hooks_.template fire<points::on_before_save_checkpoint>(ctx);
-
-    checkpoint_writer out;
-    if (auto* module = module_of(*model_)) out.add_module("model", *module);
-    if (content.optimizer) out.add_optimizer("optimizer", train_->optimizer());
-    out.add_state("trainer", state_dict());
-    if (!last_val_scores_.empty()) out.add_state("last_val_scores", val_scores_state());
-    if (options_.scheduler) out.add_state("scheduler", options_.scheduler->state_dict());
-    if (options_.stop) out.add_state("stop_condition", options_.stop->state_dict());
-    save_hooks(out, "trainer", hooks_);
-    save_component(out, "training_runner", *train_);
-    if constexpr (validates) save_component(out, "validation_runner", *val_);
-    out.add_state("extra", extra);
-    out.add_rng();
-    out.save(path);
-    ctx.checkpoint_extra = nullptr;
-    hooks_.template fire<points::on_after_save_checkpoint>(ctx);
+    if constexpr (runners_ok) write_checkpoint(path, content);
   }
 
   /// Restore what save_checkpoint wrote; the next fit() continues from there.
   /// All or nothing: every section is read and checked first; if one cannot be applied,
   /// what was already applied is put back, and the error names the file and the section.
-  void load_checkpoint(const std::filesystem::path& path) {
+  void load_checkpoint(const std::filesystem::path& path)
+    requires runners_ok
+  {
     checkpoint_reader in(path);
     load_plan plan(in);
     // Read and check: nothing changes until plan.apply().
@@ -299,19 +360,29 @@ class Trainer : private detail::trainer_actions {
     auto require = [&](const std::string& section, std::string_view kind) {
       if (in.kind(section) != kind) plan.fail(section, fmt::format("is not of kind '{}'", kind));
     };  // kind() names the file and the sections it has when one is missing
-    if (module_of(*model_)) require("model", "module");
-    const bool has_optimizer = in.contains("optimizer");  // saved with checkpoint_content::optimizer
-    if (has_optimizer) require("optimizer", "optimizer");
+    const auto modules = detail::checkpoint_modules(*model_);
+    for (const auto& [name, module] : modules) require(name, "module");
+    // The optimisers' sections are there together, or not at all (saved with
+    // checkpoint_content::optimizer = false: loading keeps the optimisers as they are).
+    const auto optimizers = optimizers_of(*train_);
+    const bool has_optimizers = std::any_of(optimizers.begin(), optimizers.end(),
+                                            [&](const named_optimizer& o) { return in.contains(o.name); });
+    if (has_optimizers)
+      for (const auto& o : optimizers) require(o.name, "optimizer");
     require("rng", "rng");
 
-    // The reader checks a module and an optimizer before it copies anything. The optimizer
-    // cannot be put back, so it goes last of what a valid file can fail on (a wrong type,
-    // other shapes); after it, only the RNG, whose section was checked above.
-    if (auto* module = module_of(*model_)) {
+    // The reader checks a module before it copies anything. An optimiser cannot be put
+    // back, so every optimiser is checked (type, groups, shapes) before any is loaded, and
+    // they go last of what can fail; after them, only the RNG, whose section was checked above.
+    for (const auto& [name, module] : modules) {
       auto before = std::make_shared<detail::module_snapshot>(*module);
-      plan.add_step("model", [&in, module] { in.load_module("model", *module); }, [before] { before->restore(); });
+      plan.add_step(name, [&in, name = name, module = module] { in.load_module(name, *module); },
+                    [before] { before->restore(); });
     }
-    if (has_optimizer) plan.add_step("optimizer", [&] { in.load_optimizer("optimizer", train_->optimizer()); });
+    if (has_optimizers) {
+      for (const auto& o : optimizers) plan.add_step(o.name, [&in, o] { in.check_optimizer(o.name, *o.optimizer); });
+      for (const auto& o : optimizers) plan.add_step(o.name, [&in, o] { in.load_optimizer(o.name, *o.optimizer); });
+    }
     plan.add_step("rng", [&] { in.load_rng(); });
     plan.apply();
 
@@ -336,6 +407,50 @@ class Trainer : private detail::trainer_actions {
   const trainer_options& options() const { return options_; }
 
  private:
+  /// The checkpoint's sections do not collide: module and optimiser names are distinct
+  /// from each other and from the trainer's own sections.
+  void check_sections() {
+    std::vector<std::string> names{"trainer", "last_val_scores", "scheduler", "stop_condition",
+                                   "training_runner", "validation_runner", "extra", "rng"};
+    auto add = [&](const std::string& name, std::string_view what) {
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        throw std::invalid_argument(fmt::format("Trainer: {} '{}' would share its checkpoint section with another "
+                                                "section of that name; give it another name",
+                                                what, name));
+      names.push_back(name);
+    };
+    for (const auto& [name, module] : detail::checkpoint_modules(*model_)) add(name, "the module");
+    for (const auto& o : optimizers_of(*train_)) {
+      if (o.optimizer == nullptr)
+        throw std::invalid_argument(fmt::format("Trainer: the training runner's optimizer '{}' is null", o.name));
+      add(o.name, "the optimizer");
+    }
+  }
+
+  void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
+    state_map extra;
+    Ctx ctx = context();
+    ctx.checkpoint_extra = &extra;
+    hooks_.template fire<points::on_before_save_checkpoint>(ctx);
+
+    checkpoint_writer out;
+    for (const auto& [name, module] : detail::checkpoint_modules(*model_)) out.add_module(name, *module);
+    if (content.optimizer)
+      for (const auto& o : optimizers_of(*train_)) out.add_optimizer(o.name, *o.optimizer);
+    out.add_state("trainer", state_dict());
+    if (!last_val_scores_.empty()) out.add_state("last_val_scores", val_scores_state());
+    if (options_.scheduler) out.add_state("scheduler", options_.scheduler->state_dict());
+    if (options_.stop) out.add_state("stop_condition", options_.stop->state_dict());
+    save_hooks(out, "trainer", hooks_);
+    save_component(out, "training_runner", *train_);
+    if constexpr (validates) save_component(out, "validation_runner", *val_);
+    out.add_state("extra", extra);
+    out.add_rng();
+    out.save(path);
+    ctx.checkpoint_extra = nullptr;
+    hooks_.template fire<points::on_after_save_checkpoint>(ctx);
+  }
+
   static ValRunner* validation_pointer(validation_arg validation) {
     if constexpr (validates)
       return &validation;
@@ -369,6 +484,14 @@ class Trainer : private detail::trainer_actions {
 
   std::int64_t global_step() const { return train_->global_step(); }
 
+  template <class A, class B>
+  static bool same_object(const A& a, const B& b) {
+    if constexpr (std::is_object_v<A> && std::is_object_v<B>)
+      return static_cast<const void*>(std::addressof(a)) == static_cast<const void*>(std::addressof(b));
+    else
+      return false;  // functions have no set_epoch
+  }
+
   template <class Loader>
   static void set_loader_epoch(Loader& loader, std::int64_t epoch) {
     if constexpr (requires { loader.set_epoch(epoch); }) loader.set_epoch(epoch);
@@ -380,8 +503,9 @@ class Trainer : private detail::trainer_actions {
 
   std::vector<double> learning_rates() const {
     std::vector<double> lrs;
-    for (const auto& group : train_->optimizer().param_groups())
-      lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
+    for (const auto& o : optimizers_of(*train_))
+      for (const auto& group : o.optimizer->param_groups())
+        lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
     return lrs;
   }
 

@@ -2,9 +2,10 @@
 //
 // Per batch (SR-Forge's lifecycle):
 //   on_pre_step       hooks may edit ctx.entry, or set ctx.skip_batch
-//   forward           model(entry) merged into entry, then postprocessors (autocast when mixed precision)
-//   on_post_forward   hooks may add ctx.extra_losses
-//   loss              criterion terms + extra losses (autocast when mixed precision)
+//   ┌ autocast (when mixed precision), as PyTorch's `with torch.autocast(...)` block:
+//   │ forward         model(entry) merged into entry, then postprocessors
+//   │ on_post_forward hooks may add ctx.extra_losses (computed under autocast, like the loss)
+//   └ loss            criterion terms + extra losses
 //   backward          on loss / gradient_accumulation_steps (scaled when mixed precision)
 //   on_post_backward  gradients visible and editable (unscaled on batches that update);
 //                     hooks may set ctx.skip_optimizer_step
@@ -18,6 +19,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -101,8 +103,11 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
 
   /// Train `model` for one epoch over `loader` and return the epoch's mean scores.
   /// The loader and criterion are used during the call only (temporaries are fine).
-  template <class Model, class Loader, criterion C>
+  template <class Model, class Loader, class C>
   epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, C&& criterion) {
+    static_assert(hookforge::criterion<std::remove_cvref_t<C>>,
+                  "TrainingEpochRunner::run_epoch: the criterion must be callable on a const Entry& and "
+                  "return a Tensor or loss_terms");
     set_training_mode(model, true);
     Ctx ctx;
     ctx.model = module_of(model);
@@ -131,6 +136,8 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   }
 
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  /// For the Trainer: the optimiser, saved in checkpoints as the section "optimizer".
+  std::vector<named_optimizer> named_optimizers() { return {{"optimizer", optimizer_}}; }
   GradScaler& scaler() { return scaler_; }
   const training_options& options() const { return options_; }
 
@@ -170,21 +177,21 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   template <class Model, class C>
   void train_batch(Model& model, C& criterion, Ctx& ctx, std::int64_t pending, bool last) {
     {
+      // One autocast region for forward, the hooks that add extra losses and the loss, as
+      // in PyTorch: an extra term computed on the (lower-precision) output trains as the
+      // criterion's own terms do. Backward runs outside it.
       autocast_guard autocast(options_.device, options_.mixed_precision);
       ctx.entry.merge(call_model(model, ctx.entry));
       for (auto& post : options_.postprocessors) post(ctx.entry);
-    }
-    this->hooks_.template fire<points::on_post_forward>(ctx);
-    {
-      autocast_guard autocast(options_.device, options_.mixed_precision);
+      this->hooks_.template fire<points::on_post_forward>(ctx);
       ctx.losses = evaluate_criterion(criterion, ctx.entry);
+      for (auto& [name, value] : ctx.extra_losses) {
+        if (!ctx.losses.emplace(name, value).second)
+          throw std::invalid_argument("TrainingEpochRunner: extra loss '" + name +
+                                      "' has the name of a criterion term");
+      }
+      ctx.loss = total_loss(ctx.losses);
     }
-    for (auto& [name, value] : ctx.extra_losses) {
-      if (!ctx.losses.emplace(name, value).second)
-        throw std::invalid_argument("TrainingEpochRunner: extra loss '" + name +
-                                    "' has the name of a criterion term");
-    }
-    ctx.loss = total_loss(ctx.losses);
 
     auto scaled = options_.gradient_accumulation_steps == 1
                       ? ctx.loss
