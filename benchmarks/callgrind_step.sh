@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # benchmarks/callgrind_step.sh — instructions per LibTorch training step, plain loop vs
-# TrainingEpochRunner with 0, 8 static and 8 runtime hooks, under callgrind
+# TrainingEpochRunner with 0, 8 static and 8 runtime hooks and with default_hooks' training
+# share, under callgrind
 # (docs/benchmarks.md, "Training step"). Deterministic for one binary and one BLAS.
 #
 #   benchmarks/callgrind_step.sh [BUILD_DIR]     (default: build/)
@@ -28,7 +29,7 @@ echo
 echo "| variant | instructions per step | ratio to plain |"
 echo "|---|---:|---:|"
 plain=""
-for v in plain runner/0 runner/8 runtime/8; do
+for v in plain runner/0 runner/8 runtime/8 runner/default; do
   out="$work/callgrind.${v//\//_}"
   valgrind --tool=callgrind --toggle-collect='*measured_epochs*' --callgrind-out-file="$out" \
     "$driver" --instructions "$v" "$epochs" >"$work/log" 2>&1 || { cat "$work/log" >&2; exit 2; }

@@ -7,6 +7,8 @@
 //   runner/0      TrainingEpochRunner with no hooks
 //   runner/8      TrainingEpochRunner with 8 trivial static hooks across its points
 //   runtime/8     the same 8 hooks attached at run time (any_hook)
+//   runner/default  TrainingEpochRunner with default_hooks' share for a training runner:
+//                 IterTimer, ProgressBar (refresh 10, to a discarding stream), LossLogger
 // Run with --benchmark_repetitions=N --benchmark_enable_random_interleaving=true
 // (the defaults of `main` below): repetitions of the variants are interleaved, and
 // the summary prints each variant's median and its ratio to `plain`.
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "hookforge/hooks/default_hooks.hpp"
 #include "hookforge/torch.hpp"
 
 namespace {
@@ -132,10 +135,21 @@ Variant make_variant(std::string_view name) {
     v->runner.hooks().attach(hookforge::any_hook<C>(T7{}));
     return {[v] { v->epoch(); }, [probe] { return probe->calls > 0; }};
   }
+  if (name == "runner/default") {
+    // The defaults' console output goes to a stream that discards it (no buffer: every
+    // write fails at once), so the terminal's cost is not measured, only the hooks'.
+    struct WithDefaults {
+      std::ostream discard{nullptr};
+      hookforge::default_hooks defaults{{.progress = {.stream = &discard}, .logger = {.stream = &discard}}};
+      WithRunner<decltype(defaults.training())> with{defaults.training()};
+    };
+    auto v = std::make_shared<WithDefaults>();
+    return {[v] { v->with.epoch(); }, [v] { return v->defaults.timer.training().iterations > 0; }};
+  }
   return {};
 }
 
-constexpr std::string_view kVariants[] = {"plain", "runner/0", "runner/8", "runtime/8"};
+constexpr std::string_view kVariants[] = {"plain", "runner/0", "runner/8", "runtime/8", "runner/default"};
 
 void BM_step(benchmark::State& state, std::string_view name) {
   torch::set_num_threads(1);

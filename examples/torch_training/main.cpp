@@ -1,7 +1,9 @@
 // Training with the built-in runners: a small MLP learns y = sin(3x) + x/2 from noisy
-// samples. Hooks log the loss, clip gradients, warm up the learning rate and stop
-// early; the run is checkpointed and resumed half-way to show that resuming continues
-// exactly where it stopped.
+// samples. The default hooks show progress bars and an epoch summary, write
+// metrics.csv / metrics.jsonl and keep checkpoints in the work directory; two hooks of
+// this file clip gradients and warm up the learning rate. The run stops after 15 epochs
+// and is resumed from the newest checkpoint, continuing exactly where it stopped.
+#include <hookforge/hooks/default_hooks.hpp>
 #include <hookforge/torch.hpp>
 #include <torch/torch.h>
 
@@ -56,23 +58,13 @@ struct Warmup {
   static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(adjust, pts::on_pre_step));
 };
 
-/// Prints one line per epoch, from the trainer (it sees both runners' scores).
-struct EpochLog {
-  void print(hookforge::TrainerContext& ctx) {
-    fmt::print("epoch {:>2}/{}  train loss {:.4f}  val loss {:.4f}  lr {:.4f}\n", ctx.completed_epochs,
-               ctx.total_epochs, ctx.train_scores.at("loss"),
-               ctx.validated ? ctx.val_scores.at("loss") : NAN, ctx.learning_rates.at(0));
-  }
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(print, pts::on_trainer_epoch_finished));
-};
-
 int main() {
   torch::set_num_threads(1);
   auto train_data = make_data(16, 32, 1);
   auto val_data = make_data(4, 64, 2);
   auto criterion = [](const Entry& e) { return torch::mse_loss(e.at("output"), e.at("target")); };
-  auto checkpoint = std::filesystem::temp_directory_path() / "hookforge-example.ckpt";
+  auto work_dir = std::filesystem::temp_directory_path() / "hookforge-example";
+  std::filesystem::remove_all(work_dir);
 
   auto run = [&](std::int64_t epochs, bool resume) {
     torch::manual_seed(0);
@@ -81,24 +73,24 @@ int main() {
     hookforge::CosineAnnealingLR schedule(adam, /*T_max=*/30, /*eta_min=*/1e-4);
     hookforge::ValidationLossDidNotImprove early_stop(/*patience=*/5, /*min_delta=*/1e-5);
 
-    hookforge::TrainingEpochRunner train(adam, {}, Warmup{20, 0.01}, ClipGradients{1.0});
-    hookforge::ValidationEpochRunner validate(hookforge::inference_options{});
+    // Progress bars, an epoch summary, metrics files and a checkpoint per epoch (3 kept).
+    hookforge::default_hooks defaults({.checkpoint = {.max_keep_ckpts = 3}});
+    hookforge::TrainingEpochRunner train(adam, {}, defaults.training(), Warmup{20, 0.01}, ClipGradients{1.0});
+    hookforge::ValidationEpochRunner validate(hookforge::inference_options{}, defaults.validation());
     hookforge::Trainer trainer(net, train, validate,
                                {.epochs = epochs, .scheduler = &schedule, .stop = &early_stop,
-                                .print_bindings = !resume},
-                               EpochLog{});
-    if (resume) trainer.load_checkpoint(checkpoint);
-    auto result = trainer.fit(train_data, val_data, criterion);
-    trainer.save_checkpoint(checkpoint);
-    return result;
+                                .work_dir = work_dir, .print_bindings = !resume},
+                               defaults.trainer());
+    if (resume) trainer.load_checkpoint(hookforge::latest_checkpoint(work_dir).value());
+    return trainer.fit(train_data, val_data, criterion);
   };
 
   fmt::print("-- first 15 epochs, then a checkpoint\n");
   run(15, false);
-  fmt::print("-- resumed from {}\n", checkpoint.string());
+  fmt::print("-- resumed from {}\n", hookforge::latest_checkpoint(work_dir).value().string());
   auto result = run(30, true);
   fmt::print("finished after {} epochs ({}); validation loss {:.4f}\n", result.completed_epochs,
              result.stop_reason, result.val_scores.at("loss"));
-  std::filesystem::remove(checkpoint);
+  std::filesystem::remove_all(work_dir);
   return result.val_scores.at("loss") < 0.02 ? 0 : 1;  // starts near 0.45; noise floor 0.0025
 }

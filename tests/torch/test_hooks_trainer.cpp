@@ -17,6 +17,7 @@
 
 #include "file_testing.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
+#include "hookforge/hooks/default_hooks.hpp"
 #include "hookforge/hooks/early_stopping.hpp"
 #include "hookforge/hooks/loss_logger.hpp"
 #include "hookforge/hooks/metric_rule.hpp"
@@ -639,4 +640,33 @@ TEST_CASE("LossLogger reads the loss on the host only on its interval", "[hooks]
   const auto again = host_reads();
   other.run_epoch(model, data, 0, mse);
   CHECK(host_reads() == again);
+}
+
+TEST_CASE("default_hooks: progress, log files and checkpoints from one object", "[hooks][default_hooks]") {
+  tfx::temp_dir dir("hookforge_default_hooks");
+  std::ostringstream console, log;
+  torch::manual_seed(3);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.05);
+  default_hooks defaults({.progress = {.refresh = 2, .stream = &console}, .logger = {.stream = &log}});
+  TrainingEpochRunner train(sgd, {}, defaults.training());
+  ValidationEpochRunner validate(inference_options{}, defaults.validation());
+  Trainer trainer(model, train, validate, {.epochs = 3, .work_dir = dir.path}, defaults.trainer());
+  auto data = regression_data(4, 8);
+  const auto reads_before = host_reads();
+  auto result = trainer.fit(data, data, mse);
+  CHECK(result.completed_epochs == 3);
+  CHECK(result.val_scores.at("loss") < result.history.front().val_scores.at("loss"));  // it learned
+
+  CHECK_THAT(console.str(), Catch::Contains("train"));
+  CHECK_THAT(console.str(), Catch::Contains("val"));
+  CHECK_THAT(log.str(), Catch::Contains("3/3"));
+  for (const char* file : {"metrics.csv", "metrics.jsonl", "epoch_1.pt", "epoch_3.pt", "last_checkpoint"})
+    CHECK(std::filesystem::exists(dir.path / file));
+  CHECK(latest_checkpoint(dir.path) == dir.path / "epoch_3.pt");
+  // The timer's figures are shared with the bar; training and validation both ticked it.
+  CHECK(defaults.timer.training().iterations > 0);
+  // Host reads: the progress bar's, every 2 batches and at the last, per runner and epoch
+  // (4 batches: 2 windows) — nothing per step.
+  CHECK(host_reads() - reads_before == 3 * 2 * 2);
 }
