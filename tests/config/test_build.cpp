@@ -190,7 +190,7 @@ train:
   CHECK(!clip->options.cap);
 }
 
-TEST_CASE("--set overrides parameters and is located when wrong", "[config][set]") {
+TEST_CASE("set overrides (--set) parameters and is located when wrong", "[config][set]") {
   const char* text = R"(
 train:
   _target: TrainRunner

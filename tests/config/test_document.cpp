@@ -75,7 +75,7 @@ d: ${a}
   CHECK(doc.resolve(doc.at("vars.price")).scalar() == "${cheap}");
 }
 
-TEST_CASE("--set overrides values, parsed as YAML, located in the override", "[config][document]") {
+TEST_CASE("set overrides (--set) values, parsed as YAML, located in the override", "[config][document]") {
   auto doc = cfg::document::parse("train:\n  params: {steps: 1}\nlist: [a, b]\nempty:\n");
   doc.set("train.params.steps=7");
   doc.set("train.params.name=abc");
