@@ -11,14 +11,14 @@
 // At on_epoch_end the bar ends with the epoch's mean scores (ctx.scores), one line:
 //   train epoch 3/10 done: 100 batches in 0:08 (12.40 it/s) | loss 0.1201
 //
-// Cost per batch: the loss tensor's handle is kept (detached; no kernel, no host read).
-// Every `refresh` batches and at the last batch of the epoch, the kept losses are averaged
-// on the device and read on the host once (hookforge::host_read) per loss shown: "loss"
-// for training and validation runners, "d_loss" and "g_loss" for the GAN runner. So an
-// epoch of N batches reads ceil(N / refresh) values per loss, and an epoch whose loader
-// cannot tell its size reads floor(N / refresh). The value shown is the mean over the
-// batches since the previous refresh (a running loss, as Lightning's bar shows). The
-// end-of-epoch line reads nothing: the runner has already computed ctx.scores.
+// Cost per batch: a counter; no tensor is touched. Every `refresh` batches and at the last
+// batch of the epoch, the batch's losses are read on the host once each
+// (hookforge::host_read): "loss" for training and validation runners, "d_loss" and
+// "g_loss" for the GAN runner (a loss whose phase did not run on that batch keeps the
+// value shown before). So an epoch of N batches reads ceil(N / refresh) values per loss,
+// and an epoch whose loader cannot tell its size reads floor(N / refresh). The value
+// shown is that batch's loss; the epoch's mean is on the end-of-epoch line, which reads
+// nothing: the runner has already computed ctx.scores.
 //
 // The label is "train" for a runner that updates parameters and "val" for the others
 // (options train_label / eval_label); epochs show 1-based as "epoch e/total" on both, so
@@ -93,15 +93,10 @@ class ProgressBar {
   void step(C& ctx) {
     if (!active_) begin();  // attached in the middle of an epoch
     ++seen_;
-    keep_losses(ctx);
     const std::int64_t done = ctx.batch_idx + 1;
     const bool last = ctx.num_batches >= 0 && done >= ctx.num_batches;
     if (done % options_.refresh != 0 && !last) return;
-    for (auto& loss : losses_) {
-      if (loss.window.empty()) continue;
-      loss.shown = host_read(torch::stack(loss.window).to(torch::kFloat).mean());
-      loss.window.clear();
-    }
+    read_losses(ctx);
     write(terminal_ ? bar_line(ctx, done) : plain_line(ctx, done));
   }
 
@@ -132,9 +127,8 @@ class ProgressBar {
                           HOOKFORGE_HOOKS_INTO(finish, points::on_epoch_end));
 
  private:
-  struct loss_window {
+  struct shown_loss {
     std::string name;
-    std::vector<torch::Tensor> window;  // detached, on the device
     double shown = std::numeric_limits<double>::quiet_NaN();
   };
 
@@ -147,24 +141,24 @@ class ProgressBar {
 
   // The batch's losses, by name: "loss" (training, validation), "d_loss"/"g_loss" (GAN).
   template <class C>
-  void keep_losses(const C& ctx) {
+  void read_losses(const C& ctx) {
     if constexpr (detail::hooks::gan_training_context<C>) {
-      keep("d_loss", ctx.d_loss);
-      keep("g_loss", ctx.g_loss);
+      read("d_loss", ctx.d_loss);
+      read("g_loss", ctx.g_loss);
     } else if constexpr (requires { ctx.loss; }) {
-      keep("loss", ctx.loss);
+      read("loss", ctx.loss);
     }
   }
-  void keep(const char* name, const torch::Tensor& loss) {
+  void read(const char* name, const torch::Tensor& loss) {
     if (!loss.defined()) return;
-    auto value = loss.dim() == 0 ? loss.detach() : loss.detach().mean();
+    const double value = host_read(loss.dim() == 0 ? loss.detach() : loss.detach().mean());
     for (auto& l : losses_) {
       if (l.name == name) {
-        l.window.push_back(std::move(value));
+        l.shown = value;
         return;
       }
     }
-    losses_.push_back({name, {std::move(value)}});
+    losses_.push_back({name, value});
   }
 
   template <class C>
@@ -275,7 +269,7 @@ class ProgressBar {
   bool active_ = false;
   clock::time_point started_{};
   std::int64_t seen_ = 0;  // batches this epoch
-  std::vector<loss_window> losses_;
+  std::vector<shown_loss> losses_;
   std::size_t drawn_ = 0;  // length of the line last drawn in place
 };
 
