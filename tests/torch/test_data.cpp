@@ -18,6 +18,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "file_testing.hpp"
+
 using namespace hookforge;
 
 namespace {
@@ -56,18 +58,6 @@ bool same_batches(const std::vector<Entry>& a, const std::vector<Entry>& b) {
       if (!torch::equal(t, b[i].at(name))) return false;
   }
   return true;
-}
-
-/// The message of the std::invalid_argument `fn` must throw (a test failure otherwise).
-template <class F>
-std::string invalid_argument_of(F&& fn) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  FAIL("expected a std::invalid_argument");
-  return {};
 }
 
 /// Samples whose "input" is [3] except at `odd`, where it is [4]; optionally lacks "extra".
@@ -127,21 +117,21 @@ TEST_CASE("tensor_dataset and subset give one unbatched sample per index", "[dat
   CHECK(part.size() == 3);
   CHECK(part.get(0).at("target").item<std::int64_t>() == 4);
   CHECK(part.get(2).at("input").equal(data.get(2).at("input")));
-  CHECK(invalid_argument_of([&] {
+  CHECK(tfx::error_of<std::invalid_argument>([&] {
           subset(data, {1, 5});
         }) == "subset: indices[1] must be < 5 (the dataset's size), got 5");
 
-  CHECK(invalid_argument_of([] {
+  CHECK(tfx::error_of<std::invalid_argument>([] {
           tensor_dataset{{"x", torch::zeros({4, 2})}, {"y", torch::zeros({3})}};
         }) ==
         "tensor_dataset: fields must agree on the number of samples (dim 0), got 4 for 'x' and 3 "
         "for 'y'");
   CHECK(
-      invalid_argument_of([] {
+      tfx::error_of<std::invalid_argument>([] {
         tensor_dataset{{"x", torch::zeros({})}};
       }) ==
       "tensor_dataset: field 'x' must have a sample dimension (dim 0), got a 0-dimensional tensor");
-  CHECK(invalid_argument_of([] { tensor_dataset(Entry{}); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { tensor_dataset(Entry{}); }) ==
         "tensor_dataset: fields must not be empty");
 }
 
@@ -166,13 +156,13 @@ TEST_CASE("a field whose samples disagree in shape is an error naming it and bot
   auto it = shapes.begin();
   (void)*it;  // samples 0..3 agree
   ++it;
-  CHECK(invalid_argument_of([&] { (void)*it; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { (void)*it; }) ==
         "DataLoader: field 'input' has shape [3] in sample 4 but [4] in sample 5; the samples of a "
         "batch must "
         "agree on each field's shape");
 
   DataLoader fields(ragged_dataset{.missing_field = true}, {.batch_size = 8});
-  CHECK(invalid_argument_of([&] { take(fields); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { take(fields); }) ==
         "DataLoader: field 'extra' is in sample 0 but not in sample 5");
 }
 
@@ -242,11 +232,11 @@ TEST_CASE("a custom sampler decides the order", "[data]") {
   CHECK(orders(take(loader)) == std::vector<std::vector<std::int64_t>>{{4, 3}, {2, 1}, {0}});
   CHECK(loader.seed() == 0);
   CHECK(
-      invalid_argument_of([] { DataLoader(numbered(5), reverse_sampler{5}, {.shuffle = true}); }) ==
+      tfx::error_of<std::invalid_argument>([] { DataLoader(numbered(5), reverse_sampler{5}, {.shuffle = true}); }) ==
       "DataLoader: shuffle must be false when a sampler is given (the sampler decides the "
       "order), got true");
   DataLoader bad(numbered(5), reverse_sampler{6});
-  CHECK(invalid_argument_of([&] { take(bad); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { take(bad); }) ==
         "DataLoader: the sampler's indices must be < 5 (the dataset's size), got 5");
 }
 
@@ -307,16 +297,16 @@ TEST_CASE("DataLoader::load_state_dict checks what it restores", "[data]") {
   DataLoader loader(numbered(10), {.batch_size = 3});
   auto state = loader.state_dict();
   DataLoader other(numbered(12), {.batch_size = 3});
-  CHECK(invalid_argument_of([&] { other.load_state_dict(state); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { other.load_state_dict(state); }) ==
         "DataLoader::load_state_dict: the state is for 10 samples in batches of 3, this loader has "
         "12 in batches of 3");
   auto missing = state;
   missing.erase("epoch");
-  CHECK(invalid_argument_of([&] { loader.load_state_dict(missing); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { loader.load_state_dict(missing); }) ==
         "DataLoader::load_state_dict: the state has no 'epoch'");
   auto past = state;
   past["batches_yielded"] = std::int64_t{5};
-  CHECK(invalid_argument_of([&] { loader.load_state_dict(past); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { loader.load_state_dict(past); }) ==
         "DataLoader::load_state_dict: batches_yielded must be in [0, 4], got 5");
 }
 
@@ -348,12 +338,12 @@ TEST_CASE("worker threads yield the same batches as workers = 0", "[data]") {
 }
 
 TEST_CASE("DataLoader's settings are checked at construction", "[data]") {
-  CHECK(invalid_argument_of([] { DataLoader(numbered(4), {.batch_size = 0}); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { DataLoader(numbered(4), {.batch_size = 0}); }) ==
         "DataLoader: batch_size must be >= 1, got 0");
-  CHECK(invalid_argument_of([] { DataLoader(numbered(4), {.workers = -1}); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { DataLoader(numbered(4), {.workers = -1}); }) ==
         "DataLoader: workers must be >= 0, got -1");
   DataLoader loader(numbered(4));
-  CHECK(invalid_argument_of([&] { loader.set_epoch(-1); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { loader.set_epoch(-1); }) ==
         "DataLoader: epoch must be >= 0, got -1");
 }
 
@@ -389,16 +379,16 @@ TEST_CASE("random_split cuts a dataset into disjoint subsets fixed by the seed",
   CHECK(halves[1].get(0).at("target").item<std::int64_t>() ==
         static_cast<std::int64_t>(halves[1].indices()[0]));
 
-  CHECK(invalid_argument_of([&] {
+  CHECK(tfx::error_of<std::invalid_argument>([&] {
           random_split(data, {0.5, 0.4}, 1);
         }) == "random_split: fractions must sum to 1, got 0.900000");
-  CHECK(invalid_argument_of([&] {
+  CHECK(tfx::error_of<std::invalid_argument>([&] {
           random_split(data, {1.5, -0.5}, 1);
         }) == "random_split: fractions[0] must be in [0, 1], got 1.500000");
-  CHECK(invalid_argument_of([&] {
+  CHECK(tfx::error_of<std::invalid_argument>([&] {
           random_split(data, {6, 6}, 1);
         }) == "random_split: counts must sum to at most the dataset's size 11, got 12");
-  CHECK(invalid_argument_of([&] {
+  CHECK(tfx::error_of<std::invalid_argument>([&] {
           random_split(data, {-1, 6}, 1);
         }) == "random_split: counts[0] must be >= 0, got -1");
 

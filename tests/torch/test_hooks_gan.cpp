@@ -93,18 +93,6 @@ Rows schedule_rows(std::int64_t n, D d_due, G g_due) {
   return rows;
 }
 
-/// The message of the std::invalid_argument `fn` throws.
-template <class F>
-std::string invalid_argument_of(F&& fn) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  FAIL("expected std::invalid_argument");
-  return {};
-}
-
 }  // namespace
 
 // ============================================================================ StepRatio
@@ -228,7 +216,7 @@ TEST_CASE("StepRatio on the GAN runner: static and any_hook, same as step_ratio,
 TEST_CASE("StepRatio rejects a ratio outside [1e-6, 1e6]", "[hooks]") {
   for (double bad : {0.0, -1.0, 1e-7, 2e6, std::nan(""), std::numeric_limits<double>::infinity()}) {
     CAPTURE(bad);
-    CHECK_THAT(invalid_argument_of([&] { StepRatio{bad}; }), Catch::StartsWith("StepRatio: ratio must be"));
+    CHECK_THAT(tfx::error_of<std::invalid_argument>([&] { StepRatio{bad}; }), Catch::StartsWith("StepRatio: ratio must be"));
   }
 }
 
@@ -268,7 +256,7 @@ TEST_CASE("DWarmup: the run's first batches train D only, across epochs; static 
     runner.run_epoch(g, d, data, 0, d_nonsat, g_nonsat);
     CHECK(rows == schedule_rows(3, [](auto) { return true; }, [](auto s) { return s >= 2; }));
   }
-  CHECK(invalid_argument_of([] { DWarmup{-1}; }) == "DWarmup: batches must be >= 0, got -1");
+  CHECK(tfx::error_of<std::invalid_argument>([] { DWarmup{-1}; }) == "DWarmup: batches must be >= 0, got -1");
 }
 
 // ============================================================================ R1GradientPenalty
@@ -392,13 +380,13 @@ TEST_CASE("R1GradientPenalty on the GAN runner: D's gradient is weight * w, ever
 }
 
 TEST_CASE("R1GradientPenalty rejects bad parameters", "[hooks]") {
-  CHECK(invalid_argument_of([] { R1GradientPenalty{0.0}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { R1GradientPenalty{0.0}; }) ==
         "R1GradientPenalty: weight must be a finite number > 0, got 0");
-  CHECK_THAT(invalid_argument_of([] { R1GradientPenalty{std::nan("")}; }),
+  CHECK_THAT(tfx::error_of<std::invalid_argument>([] { R1GradientPenalty{std::nan("")}; }),
              Catch::StartsWith("R1GradientPenalty: weight must be"));
-  CHECK(invalid_argument_of([] { R1GradientPenalty(1.0, 0); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { R1GradientPenalty(1.0, 0); }) ==
         "R1GradientPenalty: interval must be >= 1, got 0");
-  CHECK(invalid_argument_of([] { R1GradientPenalty{{.name = ""}}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { R1GradientPenalty{{.name = ""}}; }) ==
         "R1GradientPenalty: name must be non-empty, got \"\"");
 }
 
@@ -487,15 +475,15 @@ TEST_CASE("EdgeEnhancedInput appends the edge channel before the forward; static
     CHECK(g->channels == std::vector<std::int64_t>{4, 4});
   }
   SECTION("errors") {
-    CHECK(invalid_argument_of([] { EdgeEnhancedInput{{.field = ""}}; }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([] { EdgeEnhancedInput{{.field = ""}}; }) ==
           "EdgeEnhancedInput: field must be a field name, got \"\"");
-    CHECK(invalid_argument_of([] { EdgeEnhancedInput{{.eps = -1}}; }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([] { EdgeEnhancedInput{{.eps = -1}}; }) ==
           "EdgeEnhancedInput: eps must be a finite number >= 0, got -1");
     ChannelProbe model;
     torch::optim::SGD sgd(model->parameters(), 0.0);
     TrainingEpochRunner runner(sgd, {}, EdgeEnhancedInput{});
     std::vector<Entry> ints{Entry{{"input", torch::ones({1, 1, 3, 3}, torch::kLong)}, {"target", torch::ones({1, 1})}}};
-    CHECK_THAT(invalid_argument_of([&] { runner.run_epoch(model, ints, 0, mse); }),
+    CHECK_THAT(tfx::error_of<std::invalid_argument>([&] { runner.run_epoch(model, ints, 0, mse); }),
                Catch::StartsWith("EdgeEnhancedInput: field 'input': sobel_edge_magnitude: the images must be"));
   }
 }
@@ -615,24 +603,24 @@ TEST_CASE("BatchImageSaver writes PNGs a reader opens, with the pixels of the se
   SECTION("a field that is not an image batch") {
     InferenceRunner runner({}, BatchImageSaver{{.out_dir = dir.path, .fields = {"target"}}});
     std::vector<Entry> bad{Entry{{"input", torch::rand({2, 3, 4, 4})}, {"target", torch::rand({2, 2, 4, 4})}}};
-    CHECK_THAT(invalid_argument_of([&] { runner.run_epoch(identity_model, bad, 0); }),
+    CHECK_THAT(tfx::error_of<std::invalid_argument>([&] { runner.run_epoch(identity_model, bad, 0); }),
                Catch::StartsWith("BatchImageSaver: field 'target' must be images [N, C, H, W] with C = 1 or 3"));
   }
 }
 
 TEST_CASE("BatchImageSaver rejects bad parameters at construction", "[hooks]") {
-  CHECK(invalid_argument_of([] { BatchImageSaver{{}}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{}}; }) ==
         "BatchImageSaver: out_dir must be a directory path, got \"\"");
-  CHECK(invalid_argument_of([] { BatchImageSaver{{.out_dir = "x", .fields = {}}}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .fields = {}}}; }) ==
         "BatchImageSaver: fields must name at least one field, got none");
-  CHECK(invalid_argument_of([] { BatchImageSaver{{.out_dir = "x", .batches = {-1}}}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .batches = {-1}}}; }) ==
         "BatchImageSaver: batches must be >= 0, got -1");
-  CHECK(invalid_argument_of([] { BatchImageSaver{{.out_dir = "x", .every = 0}}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .every = 0}}; }) ==
         "BatchImageSaver: every must be >= 1, got 0");
-  CHECK_THAT(invalid_argument_of([] { BatchImageSaver{{.out_dir = "x", .batches = {1}, .every = 2}}; }),
+  CHECK_THAT(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .batches = {1}, .every = 2}}; }),
              Catch::StartsWith("BatchImageSaver: batches and every select batches two ways"));
-  CHECK(invalid_argument_of([] { BatchImageSaver{{.out_dir = "x", .max_images = -1}}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .max_images = -1}}; }) ==
         "BatchImageSaver: max_images must be >= 0 (0: all), got -1");
-  CHECK(invalid_argument_of([] { BatchImageSaver{{.out_dir = "x", .value_range = {1.0, 1.0}}}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .value_range = {1.0, 1.0}}}; }) ==
         "BatchImageSaver: value_range must be finite with low < high, got [1, 1]");
 }

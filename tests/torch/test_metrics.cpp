@@ -3,6 +3,8 @@
 // monitor, in the GAN runner, and without host reads.
 #include <catch2/catch.hpp>
 
+#include "file_testing.hpp"
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -21,18 +23,6 @@ using namespace hookforge;
 using namespace tfx;
 
 namespace {
-
-/// The message of the std::invalid_argument `fn` must throw.
-template <class F>
-std::string invalid_argument_of(F&& fn) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  FAIL("expected std::invalid_argument");
-  return {};
-}
 
 double value(const torch::Tensor& t) {
   REQUIRE(t.dim() == 0);
@@ -136,18 +126,18 @@ TEST_CASE("PSNR: 10 log10(range^2 / MSE) per sample, averaged; crop_border trims
     CHECK(value(PSNR{.crop_border = 1}(e)) == Approx(10 * std::log10(400.0)).epsilon(1e-6));
     // Uncropped: 12 border pixels off by 1 plus 0.01: MSE = 12.01 / 16.
     CHECK(value(PSNR{}(e)) == Approx(10 * std::log10(16 / 12.01)).epsilon(1e-6));
-    CHECK(invalid_argument_of([&] { PSNR{.crop_border = 2}(e); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([&] { PSNR{.crop_border = 2}(e); }) ==
           "PSNR: crop_border 2 leaves nothing of a 4x4 image");
   }
   SECTION("field names, checks") {
     Entry e{{"sr", torch::zeros({2, 3})}, {"hr", torch::full({2, 3}, 0.1)}};
     CHECK(value(PSNR{.output_field = "sr", .target_field = "hr"}(e)) == Approx(20.0).epsilon(1e-6));
-    CHECK(invalid_argument_of([] { PSNR{.data_range = 0}.validate(); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([] { PSNR{.data_range = 0}.validate(); }) ==
           "PSNR: data_range must be > 0, got 0");
-    CHECK(invalid_argument_of([] { PSNR{.crop_border = -1}.validate(); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([] { PSNR{.crop_border = -1}.validate(); }) ==
           "PSNR: crop_border must be >= 0, got -1");
     Entry wrong{{"output", torch::zeros({2, 3})}, {"target", torch::zeros({2, 1, 3})}};
-    CHECK(invalid_argument_of([&] { PSNR{}(wrong); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([&] { PSNR{}(wrong); }) ==
           "PSNR: 'output' and 'target' differ in shape ([2, 3] vs [2, 1, 3])");
   }
 }
@@ -193,9 +183,9 @@ TEST_CASE("SSIM: 1 for identical images, the closed form for flat ones, the form
   }
   SECTION("checks") {
     Entry small{{"output", torch::zeros({1, 1, 12, 12})}, {"target", torch::zeros({1, 1, 12, 12})}};
-    CHECK(invalid_argument_of([&] { SSIM{.crop_border = 1}(small); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([&] { SSIM{.crop_border = 1}(small); }) ==
           "SSIM: images must be at least 11x11 (after crop_border), got 10x10");
-    CHECK(invalid_argument_of([] { SSIM{.data_range = -1}.validate(); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([] { SSIM{.data_range = -1}.validate(); }) ==
           "SSIM: data_range must be > 0, got -1");
   }
 }
@@ -220,16 +210,16 @@ TEST_CASE("Accuracy: argmax ties go to the lower class, top-k ranks the target",
     CHECK(value(Accuracy{}(Entry{{"output", seg}, {"target", labels}})) == Approx(0.75));
   }
   SECTION("checks") {
-    CHECK(invalid_argument_of([] { Accuracy{.top_k = 0}.validate(); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([] { Accuracy{.top_k = 0}.validate(); }) ==
           "Accuracy: top_k must be >= 1, got 0");
-    CHECK(invalid_argument_of([&] { Accuracy{.top_k = 4}(e); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([&] { Accuracy{.top_k = 4}(e); }) ==
           "Accuracy: top_k 4 is more than the 3 classes of 'output'");
     Entry floats{{"output", scores}, {"target", target.to(torch::kFloat)}};
-    CHECK(invalid_argument_of([&] { Accuracy{}(floats); }) ==
+    CHECK(tfx::error_of<std::invalid_argument>([&] { Accuracy{}(floats); }) ==
           "Accuracy: 'target' must hold integer class indices, got Float");
     Entry shape{{"output", scores}, {"target", target.unsqueeze(1)}};
     CHECK(
-        invalid_argument_of([&] { Accuracy{}(shape); }) ==
+        tfx::error_of<std::invalid_argument>([&] { Accuracy{}(shape); }) ==
         "Accuracy: 'target' must have the shape of 'output' without dimension 1, [4], got [4, 1]");
   }
 }
@@ -242,7 +232,7 @@ TEST_CASE("metrics as values: names, conversion, float32 without a graph under a
   for (auto& m : metrics) names.push_back(m.name);
   CHECK(names == std::vector<std::string>{"psnr", "ssim", "mae", "mse", "accuracy", "psnr_c4"});
   // Options are checked when a metric is made.
-  CHECK(invalid_argument_of([] { metric m = PSNR{.data_range = -1}; }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([] { metric m = PSNR{.data_range = -1}; }) ==
         "PSNR: data_range must be > 0, got -1");
 
   auto x = torch::rand({2, 1, 12, 12}, torch::requires_grad());
@@ -344,20 +334,20 @@ TEST_CASE("metrics in a training epoch and as the trainer's monitor", "[metrics]
 
 TEST_CASE("metric names: a clash with a loss term or another metric is an error naming it",
           "[metrics]") {
-  CHECK(invalid_argument_of([] {
+  CHECK(tfx::error_of<std::invalid_argument>([] {
           ValidationEpochRunner val(inference_options{.metrics = {MAE{}, MAE{}}});
         }) == "ValidationEpochRunner: metric name 'mae' is given twice; give each metric its own");
-  CHECK(invalid_argument_of([] {
+  CHECK(tfx::error_of<std::invalid_argument>([] {
           InferenceRunner r(inference_options{.metrics = {MSE{.name = "loss"}}});
         }) == "InferenceRunner: metric 'loss' has the name of a loss score; rename the metric");
   torch::manual_seed(1);
   Regressor model;
   torch::optim::SGD sgd(model->parameters(), 0.1);
-  CHECK(invalid_argument_of([&] {
+  CHECK(tfx::error_of<std::invalid_argument>([&] {
           TrainingEpochRunner t(sgd, training_options{.metrics = {metric{"x", {}}}});
         }) == "TrainingEpochRunner: metric 'x' has no compute function");
   torch::optim::SGD other(model->parameters(), 0.1);
-  CHECK(invalid_argument_of([&] {
+  CHECK(tfx::error_of<std::invalid_argument>([&] {
           GANTrainingRunner g(sgd, other, gan_options{.metrics = {MAE{.name = "g.mae"}}});
         }) ==
         "GANTrainingRunner: metric 'g.mae' starts with 'g.', which names loss terms; rename the "
@@ -369,7 +359,7 @@ TEST_CASE("metric names: a clash with a loss term or another metric is an error 
   auto criterion = [](const Entry& e) {
     return loss_terms{{"mae", torch::l1_loss(e.at("output"), e.at("target"))}};
   };
-  CHECK(invalid_argument_of([&] { val.run_epoch(model, data, 0, criterion); }) ==
+  CHECK(tfx::error_of<std::invalid_argument>([&] { val.run_epoch(model, data, 0, criterion); }) ==
         "ValidationEpochRunner: metric 'mae' has the name of a loss term; rename the metric or the "
         "term");
 }
