@@ -2,6 +2,8 @@
 // One header per hook under hookforge/hooks/; docs/hooks.md has the table.
 #pragma once
 
+// checks.hpp first: a failed attach check is then reported one "included from" line sooner.
+#include "hookforge/core/checks.hpp"
 #include "hookforge/hooks/batch_image_saver.hpp"
 #include "hookforge/hooks/check_invalid_loss.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
