@@ -16,6 +16,7 @@
 
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
@@ -42,11 +43,7 @@ loss_terms evaluate_criterion(C& c, const Entry& entry) {
 }
 
 /// The sum of the terms.
-inline torch::Tensor total_loss(const loss_terms& terms) {
-  torch::Tensor total;
-  for (const auto& [name, value] : terms) total = total.defined() ? total + value : value;
-  return total;
-}
+HOOKFORGE_INLINE torch::Tensor total_loss(const loss_terms& terms);
 
 /// Call `set_epoch` when the criterion has one.
 template <class C>
@@ -55,3 +52,7 @@ void update_criterion_schedule(C& c, std::int64_t epoch) {
 }
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/criterion-inl.hpp"
+#endif
