@@ -29,10 +29,11 @@
 #include <type_traits>
 #include <utility>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>  // fmt::join lives here from fmt 11 on
+#include <cstdio>
+
 #include <ATen/core/ivalue.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/data/criterion.hpp"
@@ -100,22 +101,39 @@ namespace detail {
 /// and put back: the undo of loading a module.
 class module_snapshot {
  public:
-  explicit module_snapshot(torch::nn::Module& module) {
-    torch::NoGradGuard no_grad;
-    for (auto& t : module.parameters(true)) keep(t);
-    for (auto& t : module.buffers(true)) keep(t);
-  }
-  void restore() {
-    torch::NoGradGuard no_grad;
-    for (auto& [into, copy] : saved_) into.copy_(copy);
-  }
+  explicit module_snapshot(torch::nn::Module& module);
+  void restore();
 
  private:
-  void keep(const torch::Tensor& t) {
-    if (t.defined()) saved_.emplace_back(t, t.to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true));
-  }
+  void keep(const torch::Tensor& t);
   std::vector<std::pair<torch::Tensor, torch::Tensor>> saved_;
 };
+
+// The Trainer's bookkeeping that depends on none of its template arguments, out of line
+// so that the library compiles it once (core/config.hpp).
+
+/// The context at the start of a fit() or an epoch, before the epoch's own fields.
+HOOKFORGE_INLINE TrainerContext trainer_context(const trainer_options& options,
+                                                std::int64_t completed_epochs,
+                                                std::int64_t global_step,
+                                                const epoch_scores& last_val_scores);
+/// The lr of each param group (0 for a group without options).
+HOOKFORGE_INLINE std::vector<double> learning_rates(const torch::optim::Optimizer& optimizer);
+/// The score `options.monitor` names; std::invalid_argument listing the scores when absent.
+HOOKFORGE_INLINE double monitored_score(const trainer_options& options, const epoch_scores& scores);
+/// The scheduler's step for the epoch just run (metric-based ones get the monitored score).
+HOOKFORGE_INLINE void step_scheduler(const trainer_options& options, const TrainerContext& ctx);
+/// The stop condition, then ctx.stop_reason for a stop requested by a runner's hook
+/// (`runner_stop`) or a trainer hook.
+HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
+                                 bool runner_stop);
+/// Epoch `epoch`'s scores and record into `result`.
+HOOKFORGE_INLINE void record_epoch(fit_result& result, const TrainerContext& ctx,
+                                   std::int64_t epoch,
+                                   std::chrono::steady_clock::time_point started);
+/// Scores as a state section, and back.
+HOOKFORGE_INLINE state_map scores_state(const epoch_scores& scores);
+HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state);
 
 }  // namespace detail
 
@@ -150,7 +168,7 @@ class Trainer {
                   "or loss_terms");
     train_->set_total_epochs(options_.epochs);
     if constexpr (validates) val_->set_total_epochs(options_.epochs);
-    if (options_.print_bindings) fmt::print("{}", format_bindings());
+    if (options_.print_bindings) std::fputs(format_bindings().c_str(), stdout);
 
     Ctx ctx = context();
     hooks_.template fire<points::on_training_began>(ctx);
@@ -162,7 +180,7 @@ class Trainer {
       update_criterion_schedule(criterion, epoch);
       ctx = context();
       ctx.epoch = epoch;
-      ctx.learning_rates = learning_rates();
+      ctx.learning_rates = detail::learning_rates(train_->optimizer());
       auto trained = train_->run_epoch(*model_, train_loader, epoch, criterion);
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
@@ -179,18 +197,9 @@ class Trainer {
       ctx.completed_epochs = completed_epochs_;
       ctx.global_step = global_step();
       hooks_.template fire<points::on_trainer_epoch_finished>(ctx);
-      step_scheduler(ctx);
-      if (ctx.validated && options_.stop && options_.stop->should_stop(monitored(ctx.val_scores))) {
-        ctx.stop_training = true;
-        ctx.stop_reason = "stop condition";
-      }
-      if (stop && ctx.stop_reason.empty()) ctx.stop_reason = "requested by a runner hook";
-      if (ctx.stop_training && ctx.stop_reason.empty()) ctx.stop_reason = "requested by a trainer hook";
-      result.train_scores = ctx.train_scores;
-      result.val_scores = ctx.val_scores;
-      result.history.push_back({epoch, ctx.train_scores, ctx.validated ? ctx.val_scores : epoch_scores{},
-                                ctx.validated, ctx.learning_rates,
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
+      detail::step_scheduler(options_, ctx);
+      detail::check_stop(options_, ctx, stop);
+      detail::record_epoch(result, ctx, epoch, started);
       if (stop || ctx.stop_training) {
         result.stop_reason = ctx.stop_reason;
         break;
@@ -249,7 +258,8 @@ class Trainer {
     if constexpr (validates) plan_component(plan, "validation_runner", *val_);
     state_map extra = plan.read("extra");
     auto require = [&](const std::string& section, std::string_view kind) {
-      if (in.kind(section) != kind) plan.fail(section, fmt::format("is not of kind '{}'", kind));
+      if (in.kind(section) != kind)
+        plan.fail(section, "is not of kind '" + std::string(kind) + "'");
     };  // kind() names the file and the sections it has when one is missing
     if (module_of(*model_)) require("model", "module");
     require("optimizer", "optimizer");
@@ -294,57 +304,16 @@ class Trainer {
       return nullptr;
   }
 
-  state_map val_scores_state() const {
-    state_map val;
-    for (const auto& [name, value] : last_val_scores_) val[name] = value;
-    return val;
-  }
+  state_map val_scores_state() const { return detail::scores_state(last_val_scores_); }
   void load_val_scores(const state_map& state) {
-    epoch_scores scores;
-    for (const auto& [name, value] : state) scores[name] = value.toDouble();
-    last_val_scores_ = std::move(scores);
+    last_val_scores_ = detail::scores_of_state(state);
   }
 
   Ctx context() const {
-    Ctx ctx;
-    ctx.epoch = completed_epochs_;
-    ctx.completed_epochs = completed_epochs_;
-    ctx.total_epochs = options_.epochs;
-    ctx.global_step = global_step();
-    ctx.val_scores = last_val_scores_;
-    return ctx;
+    return detail::trainer_context(options_, completed_epochs_, global_step(), last_val_scores_);
   }
 
   std::int64_t global_step() const { return train_->global_step(); }
-
-  std::vector<double> learning_rates() const {
-    std::vector<double> lrs;
-    for (const auto& group : train_->optimizer().param_groups())
-      lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
-    return lrs;
-  }
-
-  double monitored(const epoch_scores& scores) const {
-    auto it = scores.find(options_.monitor);
-    if (it == scores.end())
-      throw std::invalid_argument(fmt::format("Trainer: monitor '{}' is not a validation score (scores: {})",
-                                              options_.monitor, fmt::join(score_names(scores), ", ")));
-    return it->second;
-  }
-
-  static std::vector<std::string> score_names(const epoch_scores& scores) {
-    std::vector<std::string> names;
-    for (const auto& [name, value] : scores) names.push_back(name);
-    return names;
-  }
-
-  void step_scheduler(const Ctx& ctx) {
-    if (!options_.scheduler) return;
-    if (!options_.scheduler->wants_metric())
-      options_.scheduler->step();
-    else if (ctx.validated)
-      options_.scheduler->step(monitored(ctx.val_scores));
-  }
 
   Model* model_;
   TrainRunner* train_;
@@ -362,3 +331,7 @@ Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
     -> Trainer<Model, TrainRunner, no_validation, Hooks...>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/trainer-inl.hpp"
+#endif

@@ -24,6 +24,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -75,6 +76,29 @@ struct training_options {
   std::vector<postprocessor> postprocessors{};
 };
 
+namespace detail {
+
+// The steps of a training batch that depend on none of the runner's template arguments,
+// out of line so that the library compiles them once (core/config.hpp).
+
+/// The batch, on the device, in a context whose per-batch fields are reset.
+HOOKFORGE_INLINE void begin_training_batch(TrainingContext& ctx, Entry&& input,
+                                           torch::Device device);
+/// The extra losses joined to the criterion's terms, their total, and backward on it
+/// (scaled; divided by the accumulation steps); unscales the gradients when an update follows.
+HOOKFORGE_INLINE void training_backward(TrainingContext& ctx, GradScaler& scaler,
+                                        torch::optim::Optimizer& optimizer,
+                                        std::int64_t accumulation_steps, std::int64_t pending,
+                                        bool last);
+/// Apply the accumulated gradients (unless a hook vetoed it) and clear them.
+HOOKFORGE_INLINE void training_update(TrainingContext& ctx, GradScaler& scaler,
+                                      torch::optim::Optimizer& optimizer,
+                                      std::int64_t& optimizer_steps, bool unscaled);
+/// The runner's scaler: loss scaling is for float16 on CUDA only.
+HOOKFORGE_INLINE GradScaler training_scaler(const training_options& options);
+
+}  // namespace detail
+
 template <class... Hooks>
 class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Hooks...> {
   using base = runner_base<TrainingEpochRunner, Hooks...>;
@@ -89,7 +113,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       : base(std::move(hooks)...),
         optimizer_(&optimizer),
         options_(std::move(options)),
-        scaler_(scaler_for(options_)) {
+        scaler_(detail::training_scaler(options_)) {
     if (options_.gradient_accumulation_steps < 1)
       throw std::invalid_argument("TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
                                   std::to_string(options_.gradient_accumulation_steps));
@@ -112,13 +136,14 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
     optimizer_->zero_grad();
     std::int64_t pending = 0;  // batches whose gradients wait for an update
     auto batches = this->training_batches(ctx, loader, [&](Entry&& input, bool last) {
-      begin_batch(ctx, std::move(input));
+      detail::begin_training_batch(ctx, std::move(input), options_.device);
       this->hooks_.template fire<points::on_pre_step>(ctx);
       if (!ctx.skip_batch) {
         train_batch(model, criterion, ctx, ++pending, last);
         if (ctx.optimizer_step_due) pending = 0;
       } else if (last && pending > 0) {
-        update(ctx, /*unscaled=*/false);  // the last update, for batches before the skipped one
+        // the last update, for batches before the skipped one
+        detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/false);
         pending = 0;
       }
       this->hooks_.template fire<points::on_post_step>(ctx);
@@ -143,26 +168,6 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   }
 
  private:
-  static GradScaler scaler_for(const training_options& options) {
-    auto scaler = options.scaler;
-    // As in PyTorch, loss scaling is for float16 on CUDA; CPU autocast uses bfloat16,
-    // whose range needs none.
-    scaler.enabled = options.mixed_precision && options.device.is_cuda() && scaler.enabled;
-    return GradScaler(scaler);
-  }
-
-  void begin_batch(Ctx& ctx, Entry&& input) {
-    ctx.entry = on_device(std::move(input), options_.device);
-    ctx.skip_batch = false;
-    ctx.extra_losses.clear();
-    ctx.skip_optimizer_step = false;
-    ctx.losses.clear();
-    ctx.loss = torch::Tensor();
-    ctx.optimizer_step_due = false;
-    ctx.optimizer_stepped = false;
-    ctx.batch_scores.clear();
-  }
-
   template <class Model, class C>
   void train_batch(Model& model, C& criterion, Ctx& ctx, std::int64_t pending, bool last) {
     {
@@ -175,36 +180,14 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       autocast_guard autocast(options_.device, options_.mixed_precision);
       ctx.losses = evaluate_criterion(criterion, ctx.entry);
     }
-    for (auto& [name, value] : ctx.extra_losses) {
-      if (!ctx.losses.emplace(name, value).second)
-        throw std::invalid_argument("TrainingEpochRunner: extra loss '" + name +
-                                    "' has the name of a criterion term");
-    }
-    ctx.loss = total_loss(ctx.losses);
-
-    auto scaled = options_.gradient_accumulation_steps == 1
-                      ? ctx.loss
-                      : ctx.loss / static_cast<double>(options_.gradient_accumulation_steps);
-    scaler_.scale(scaled).backward();
-    ctx.optimizer_step_due = pending == options_.gradient_accumulation_steps || last;
-    if (ctx.optimizer_step_due) scaler_.unscale_(*optimizer_);  // hooks edit true gradients
+    detail::training_backward(ctx, scaler_, *optimizer_, options_.gradient_accumulation_steps,
+                              pending, last);
     this->hooks_.template fire<points::on_post_backward>(ctx);
-    if (ctx.optimizer_step_due) update(ctx, /*unscaled=*/true);
+    if (ctx.optimizer_step_due)
+      detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/true);
 
     record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
     ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
-  }
-
-  // Apply the accumulated gradients (unless a hook vetoed it) and clear them.
-  void update(Ctx& ctx, bool unscaled) {
-    if (!ctx.skip_optimizer_step) {
-      ctx.optimizer_stepped = scaler_.step(*optimizer_);
-      scaler_.update();
-      if (ctx.optimizer_stepped) ctx.optimizer_steps = ++optimizer_steps_;
-    } else if (unscaled) {
-      scaler_.update();  // close the scaler's iteration: it holds this batch's inf check
-    }
-    optimizer_->zero_grad();
   }
 
   torch::optim::Optimizer* optimizer_;
@@ -217,3 +200,7 @@ template <class... Hooks>
 TrainingEpochRunner(torch::optim::Optimizer&, training_options, Hooks...) -> TrainingEpochRunner<Hooks...>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/training_runner-inl.hpp"
+#endif
