@@ -6,6 +6,7 @@
 // the module; a plain callable has none and is left alone.
 #pragma once
 
+#include <concepts>
 #include <type_traits>
 
 #include <torch/nn/module.h>
@@ -17,8 +18,9 @@ template <class M>
 torch::nn::Module* module_of(M& model) {
   if constexpr (std::is_base_of_v<torch::nn::Module, M>)
     return &model;
-  else if constexpr (requires { model.ptr(); } &&
-                     std::is_convertible_v<decltype(model.ptr().get()), torch::nn::Module*>)
+  else if constexpr (requires {  // one requirement: `&&` would not spare a callable the decltype
+                       { model.ptr().get() } -> std::convertible_to<torch::nn::Module*>;
+                     })
     return model.ptr().get();
   else
     return nullptr;
