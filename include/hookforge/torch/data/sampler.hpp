@@ -21,12 +21,10 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
 #include <utility>
 #include <vector>
 
-#include <ATen/CPUGeneratorImpl.h>
-#include <torch/types.h>
+#include "hookforge/core/config.hpp"
 
 namespace hookforge {
 
@@ -54,12 +52,7 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
 }
 
 /// A random permutation of [0, n) from a CPU generator seeded with `seed` (torch.randperm's).
-inline std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed) {
-  auto generator = at::detail::createCPUGenerator(seed);
-  auto perm = torch::randperm(static_cast<std::int64_t>(n), generator, torch::kLong);
-  const auto* p = perm.data_ptr<std::int64_t>();
-  return std::vector<std::size_t>(p, p + n);
-}
+HOOKFORGE_INLINE std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed);
 }  // namespace detail
 
 /// 0, 1, …, size-1 every epoch.
@@ -67,11 +60,7 @@ class sequential_sampler {
  public:
   explicit sequential_sampler(std::size_t size) noexcept : size_(size) {}
   std::size_t size() const noexcept { return size_; }
-  std::vector<std::size_t> indices(std::int64_t /*epoch*/) const {
-    std::vector<std::size_t> out(size_);
-    std::iota(out.begin(), out.end(), std::size_t{0});
-    return out;
-  }
+  std::vector<std::size_t> indices(std::int64_t epoch) const;
 
  private:
   std::size_t size_;
@@ -120,3 +109,7 @@ class default_sampler {
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/sampler-inl.hpp"
+#endif
