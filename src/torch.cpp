@@ -44,5 +44,7 @@
 #include "hookforge/torch/optim/step_lr-inl.hpp"
 #include "hookforge/torch/optim/stop_condition-inl.hpp"
 #include "hookforge/torch/runners/epoch-inl.hpp"
+#include "hookforge/torch/runners/gan_runner-inl.hpp"
+#include "hookforge/torch/runners/inference_runner-inl.hpp"
 #include "hookforge/torch/runners/trainer-inl.hpp"
 #include "hookforge/torch/runners/training_runner-inl.hpp"
