@@ -25,7 +25,8 @@ HOOKFORGE_INLINE void TrainerContext::request_stop(std::string reason) {
 HOOKFORGE_INLINE void TrainerContext::save_checkpoint(const std::filesystem::path& path,
                                                       checkpoint_content content) const {
   if (trainer == nullptr)
-    throw std::logic_error("TrainerContext::save_checkpoint: this context was not made by a Trainer");
+    throw std::logic_error(
+        "TrainerContext::save_checkpoint: this context was not made by a Trainer");
   trainer->save_checkpoint(path, content);
 }
 
@@ -61,7 +62,8 @@ HOOKFORGE_INLINE TrainerContext trainer_context(const trainer_options& options,
   return ctx;
 }
 
-HOOKFORGE_INLINE std::vector<double> learning_rates(const std::vector<named_optimizer>& optimizers) {
+HOOKFORGE_INLINE std::vector<double> learning_rates(
+    const std::vector<named_optimizer>& optimizers) {
   std::vector<double> lrs;
   for (const auto& o : optimizers)
     for (const auto& group : o.optimizer->param_groups())
