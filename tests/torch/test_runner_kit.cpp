@@ -56,7 +56,7 @@ class NoisyInputRunner : public hookforge::runner_base<NoisyInputRunner<Hooks...
       this->hooks_.template fire<on_pre_step>(ctx);
       auto input = ctx.entry.at("input");
       ctx.entry.set("input", input + ctx.noise * torch::randn_like(input));
-      ctx.entry.merge(hookforge::call_model(model, ctx.entry));
+      hookforge::forward_into(model, ctx.entry);
       ctx.loss = criterion(ctx.entry);
       this->hooks_.template fire<on_post_loss>(ctx);
       optimizer_->zero_grad();
