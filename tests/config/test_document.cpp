@@ -104,6 +104,23 @@ TEST_CASE("set overrides (--set) values, parsed as YAML, located in the override
         std::string::npos);
 }
 
+TEST_CASE("a token no YAML value starts with, where a document starts, is an error, not an endless loop",
+          "[config][document]") {
+  // yaml-cpp 0.7's LoadAll collected empty documents at a leading ',' until memory ran out
+  // (found by fuzz/config_fuzzer.cpp; jbeder/yaml-cpp#1040).
+  CHECK(error_of([] { cfg::document::parse(",", "c.yaml"); }) ==
+        "c.yaml:1:1: <document>: expected valid YAML, got ',' where no YAML value can start");
+  CHECK(error_of([] { cfg::document::parse(", b]\n: &\n: &\n", "c.yaml"); }) ==
+        "c.yaml:1:1: <document>: expected valid YAML, got ',' where no YAML value can start");
+  CHECK(error_of([] { cfg::document::parse("a: 1\n---\n  ,\n", "c.yaml"); }) ==
+        "c.yaml:3:3: <document>: expected valid YAML, got ',' where no YAML value can start");
+  auto doc = cfg::document::parse("a: 1\n", "c.yaml");
+  CHECK(error_of([&] { doc.set("a=,"); }) ==
+        "<--set a=,>:1:3: <document>: expected valid YAML, got ',' where no YAML value can start");
+  CHECK(error_of([] { cfg::document::parse("a: 1\n---\nb: 2\n", "c.yaml"); }) ==
+        "c.yaml:3:1: <document>: expected one YAML document, got 2 documents");
+}
+
 TEST_CASE("limits: depth, nodes and size are configurable", "[config][document]") {
   cfg::limits small{.max_bytes = 64, .max_depth = 2, .max_nodes = 5};
   CHECK(error_of([&] { cfg::document::parse("a: {b: {c: 1}}", "s.yaml", small).validate(); }) ==
