@@ -165,7 +165,13 @@ inline std::string script(const std::vector<panel>& panels, const std::filesyste
       s += "EOD\n";
     }
   if (panels.size() > 1) s += fmt::format("set multiplot layout {},1\n", panels.size());
-  s += "set grid\nset key outside right top\nset xlabel 'epoch'\nset xtics nomirror\n";
+  // Fixed margins line the panels' x axes up whatever their tick labels and keys.
+  s += "set grid\nset lmargin 10\nset rmargin 24\nset key outside right top\nset xlabel 'epoch'\n";
+  double first = std::numeric_limits<double>::infinity(), last = -first;
+  for (const auto& p : panels)
+    for (const auto& c : p.curves)
+      for (const auto& [x, y] : c.points) first = std::min(first, x), last = std::max(last, x);
+  s += last - first <= 15 ? "set xtics 1 nomirror\n" : "set xtics nomirror\n";  // whole epochs
   block = 0;
   for (const auto& p : panels) {
     double low = std::numeric_limits<double>::infinity(), high = -low;
