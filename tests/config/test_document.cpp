@@ -102,6 +102,9 @@ TEST_CASE("set overrides (--set) values, parsed as YAML, located in the override
             .starts_with("<--set train.params.steps=[1, 2>:1:"));
   CHECK(error_of([&] { doc.set("a..b=1"); }).find("expected a dotted key path before '=', got an empty key") !=
         std::string::npos);
+  auto empty = cfg::document::parse("list: []\n", "e.yaml");  // not "(0 to 18446744073709551615)"
+  CHECK(error_of([&] { empty.set("list.0=1"); }) ==
+        "<--set list.0=1>:1:1: list.0: expected an index of list (an empty list has none), got '0'");
 }
 
 TEST_CASE("a token no YAML value starts with, where a document starts, is an error, not an endless loop",

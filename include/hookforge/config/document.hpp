@@ -397,7 +397,9 @@ class document {
       if (current.IsSequence()) {
         auto index = detail::parse_index(seg);
         if (!index || *index >= current.size())
-          throw fail(std::string(path), fmt::format("an index of {} (0 to {})", parent_key, current.size() - 1),
+          throw fail(std::string(path),
+                     current.size() == 0 ? fmt::format("an index of {} (an empty list has none)", parent_key)
+                                         : fmt::format("an index of {} (0 to {})", parent_key, current.size() - 1),
                      detail::quote(seg));
         key = fmt::format("{}[{}]", key, *index);
         canonical = detail::join_key(canonical, seg);
