@@ -7,7 +7,8 @@
 # (seeded the same way) to carry on from it. Crashes, leaks, timeouts and out-of-memory
 # inputs are written to <build>/fuzz-artifacts/; reproduce one with
 #   <build>/fuzz/hookforge_config_fuzzer <build>/fuzz-artifacts/crash-...
-# Environment: HOOKFORGE_CLANG (clang++-19), HOOKFORGE_FUZZ_BUILD (build-fuzz).
+# Environment: HOOKFORGE_CLANG (clang++-19), HOOKFORGE_FUZZ_BUILD (build-fuzz), HOOKFORGE_JOBS
+# (build jobs; nproc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -19,7 +20,7 @@ bash scripts/deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$clang" \
       -DHOOKFORGE_BUILD_FUZZERS=ON -DHOOKFORGE_WITH_TORCH=OFF -DHOOKFORGE_BUILD_TESTS=OFF \
       -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target hookforge_config_fuzzer
+cmake --build "$build" -j "${HOOKFORGE_JOBS:-$(nproc)}" --target hookforge_config_fuzzer
 
 if [ -n "${HOOKFORGE_FUZZ_CORPUS:-}" ]; then
   corpus=$HOOKFORGE_FUZZ_CORPUS
@@ -40,4 +41,4 @@ mkdir -p "$artifacts"
 symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || true)
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH=$symbolizer UBSAN_SYMBOLIZER_PATH=$symbolizer
 "$build/fuzz/hookforge_config_fuzzer" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
-    -dict=fuzz/config.dict -artifact_prefix="$artifacts/" -print_final_stats=1 "$@" "$corpus"
+    -dict=fuzz/config.dict -artifact_prefix="$artifacts/" -print_final_stats=1 -print_funcs=0 "$@" "$corpus"
