@@ -278,6 +278,37 @@ TEST_CASE("two ranks over a TCPStore on loopback: the collectives") {
   CHECK(results[1] == expected);
 }
 
+TEST_CASE("two ranks through a FileStore: join, a collective, and the file's rank named when one is missing") {
+  const auto path = std::filesystem::temp_directory_path() / ("hookforge_dist_filestore_" + std::to_string(::getpid()));
+  std::filesystem::remove(path);
+  std::vector<std::exception_ptr> failures(2);
+  std::vector<double> sums(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank)
+    threads.emplace_back([&, rank] {
+      try {
+        auto group = dist::init_with_file(path, rank_options(rank, 2));
+        auto t = torch::tensor({static_cast<double>(rank + 1)});
+        group.allreduce(t);
+        sums[rank] = t.item<double>();
+      } catch (...) {
+        failures[rank] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (auto& f : failures)
+    if (f) std::rethrow_exception(f);
+  CHECK(sums == std::vector<double>{3.0, 3.0});
+
+  std::filesystem::remove(path);
+  auto options = rank_options(1, 2);
+  options.join_timeout = 300ms;
+  const auto message = message_of([&] { dist::init_with_file(path, options); });
+  CHECK(message.find("hookforge::dist: rank 1 waited 0.3 s for rank 0 of 2 at file " + path.string() +
+                     ", which did not join (joined: rank 1)") == 0);
+  std::filesystem::remove(path);
+}
+
 // --- data-parallel training -------------------------------------------------------------------
 
 namespace {
