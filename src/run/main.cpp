@@ -120,7 +120,8 @@ command_line parse_command_line(int argc, char** argv) {
     }
     auto value = [&]() -> std::string {
       if (has_inline) return inline_value;
-      if (i + 1 >= args.size()) throw usage_error(fmt::format("{} needs a value", name));
+      if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
+        throw usage_error(fmt::format("{} needs a value", name));
       return args[++i];
     };
     auto flag = [&](bool& f) {
@@ -393,8 +394,11 @@ int run_main(int argc, char** argv) {
                           : cfg::document::parse(default_config(), std::string(embedded_name));
     for (const auto& s : cli.sets) doc.set(s);
     if (cli.output) {
-      if (!doc.root().find("system")) doc.set("system={}");
-      doc.set("system.work_dir=" + yaml_quoted(*cli.output));
+      // --output is system.work_dir: a config's ${system.work_dir} sees it. A system that is
+      // no mapping is left as it is, for read_system to report.
+      auto system_value = doc.root().find("system");
+      if (!system_value) doc.set("system={}");
+      if (!system_value || system_value->is_map()) doc.set("system.work_dir=" + yaml_quoted(*cli.output));
     }
     b = std::make_unique<cfg::builder>(std::move(doc), cfg::build_options{.strict = cli.strict});
     system = read_system(*b);
@@ -409,7 +413,8 @@ int run_main(int argc, char** argv) {
     auto& s = settings();
     s.device = resolve_device(system.device);
     s.mixed_precision = system.mixed_precision;
-    s.work_dir = system.work_dir ? *system.work_dir
+    s.work_dir = cli.output          ? std::filesystem::path(*cli.output)
+                 : system.work_dir ? *system.work_dir
                                  : std::filesystem::path("runs") /
                                        (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
     if (system.threads > 0) torch::set_num_threads(static_cast<int>(system.threads));
