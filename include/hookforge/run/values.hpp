@@ -1,5 +1,8 @@
 // hookforge/run/values.hpp — parameter types of the torch layer's registered classes that
-// the config layer does not read by itself: enumerations (by name) and pairs (a list of two).
+// the config layer does not read by itself: enumerations (by name) and pairs (a list of two);
+// and how parameter tables (hookforge-run --list) show their defaults and lists' defaults.
+// Include it before the config layer's register.hpp, as hookforge/run.hpp does, for the
+// tables to use these (otherwise they show "(set)").
 //
 //   template <> struct hookforge::run::enum_names<hookforge::warmup_mode> {
 //     static constexpr std::pair<std::string_view, hookforge::warmup_mode> values[] = {
@@ -86,6 +89,13 @@ std::string show(const E& x) {
 template <class A, class B>
 std::string show(const std::pair<A, B>& x) {
   return fmt::format("[{}, {}]", show(x.first), show(x.second));
+}
+template <class T>
+  requires(std::is_arithmetic_v<T> || std::is_same_v<T, std::string>)
+std::string show(const std::vector<T>& x) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < x.size(); ++i) out += (i ? ", " : "") + show(x[i]);
+  return out + "]";
 }
 }  // namespace detail
 
