@@ -16,13 +16,18 @@
 #include "hookforge/run/optimizer.hpp"
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/scheduler.hpp"
+#include "hookforge/torch/data/procedural_images.hpp"
 #include "hookforge/torch/data/sine.hpp"
 #include "hookforge/torch/losses/adversarial.hpp"
+#include "hookforge/torch/losses/charbonnier.hpp"
+#include "hookforge/torch/losses/l1.hpp"
+#include "hookforge/torch/losses/mse.hpp"
 #include "hookforge/torch/metrics/accuracy.hpp"
 #include "hookforge/torch/metrics/mae.hpp"
 #include "hookforge/torch/metrics/mse.hpp"
 #include "hookforge/torch/metrics/psnr.hpp"
 #include "hookforge/torch/metrics/ssim.hpp"
+#include "hookforge/torch/models/espcn.hpp"
 #include "hookforge/torch/models/mlp.hpp"
 #include "hookforge/torch/models/patch_discriminator.hpp"
 
@@ -54,6 +59,12 @@ std::shared_ptr<S> scheduler(const char* who, optimizer_ptr o, A&&... args) {
 
 // --- models ----------------------------------------------------------------------------------
 
+HOOKFORGE_REGISTER_AS(model, "ESPCN", run::module_model<ESPCN>,
+                      cfg::options<espcn_options>(cfg::field("scale", &espcn_options::scale),
+                                                  cfg::field("channels", &espcn_options::channels),
+                                                  cfg::field("features", &espcn_options::features),
+                                                  cfg::field("residual", &espcn_options::residual),
+                                                  cfg::field("input_field", &espcn_options::input_field)));
 HOOKFORGE_REGISTER_AS(model, "MLP", run::module_model<MLP>,
                       cfg::options<mlp_options>(cfg::field("in_features", &mlp_options::in_features),
                                                 cfg::field("hidden", &mlp_options::hidden),
@@ -160,14 +171,18 @@ HOOKFORGE_REGISTER(stop_condition, NoCondition);
 
 // --- losses ----------------------------------------------------------------------------------
 
-HOOKFORGE_REGISTER_AS(loss, "L1", run::criterion_loss<run::L1Loss>,
-                      cfg::options<run::pair_loss_options>(
-                          cfg::field("output_field", &run::pair_loss_options::output_field),
-                          cfg::field("target_field", &run::pair_loss_options::target_field)));
-HOOKFORGE_REGISTER_AS(loss, "MSE", run::criterion_loss<run::MSELoss>,
-                      cfg::options<run::pair_loss_options>(
-                          cfg::field("output_field", &run::pair_loss_options::output_field),
-                          cfg::field("target_field", &run::pair_loss_options::target_field)));
+HOOKFORGE_REGISTER_AS(loss, "L1", run::criterion_loss<L1Loss>,
+                      cfg::options<L1Loss>(cfg::field("output_field", &L1Loss::output_field),
+                                           cfg::field("target_field", &L1Loss::target_field)));
+HOOKFORGE_REGISTER_AS(loss, "MSE", run::criterion_loss<MSELoss>,
+                      cfg::options<MSELoss>(cfg::field("output_field", &MSELoss::output_field),
+                                            cfg::field("target_field", &MSELoss::target_field)));
+HOOKFORGE_REGISTER_AS(loss, "Charbonnier", run::criterion_loss<CharbonnierLoss>,
+                      cfg::options<CharbonnierLoss>(cfg::field("eps", &CharbonnierLoss::eps),
+                                                    cfg::field("output_field", &CharbonnierLoss::output_field),
+                                                    cfg::field("target_field", &CharbonnierLoss::target_field)));
+HOOKFORGE_REGISTER_AS(loss, "WeightedSum", run::weighted_sum_loss,
+                      cfg::arg<std::vector<run::weighted_term_config>>("terms"));
 HOOKFORGE_REGISTER_AS(loss, "GANDiscriminatorLoss", run::criterion_loss<GANDiscriminatorLoss>,
                       cfg::options<gan_discriminator_loss_options>(
                           cfg::field("real_field", &gan_discriminator_loss_options::real_field),
@@ -207,6 +222,12 @@ HOOKFORGE_REGISTER_AS(metric, "Accuracy", run::metric_of<Accuracy>,
 
 // --- datasets and loaders --------------------------------------------------------------------
 
+HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", run::dataset_of<ProceduralImages>,
+                      cfg::options<procedural_images_options>(
+                          cfg::field("count", &procedural_images_options::count),
+                          cfg::field("size", &procedural_images_options::size),
+                          cfg::field("scale", &procedural_images_options::scale),
+                          cfg::field("seed", &procedural_images_options::seed)));
 HOOKFORGE_REGISTER_AS(dataset, "Sine", run::dataset_of<SineRegression>,
                       cfg::options<sine_regression_options>(
                           cfg::field("count", &sine_regression_options::count),
@@ -302,6 +323,17 @@ HOOKFORGE_REGISTER(training_hook, LRWarmup,
                                                               cfg::required),
                                                    cfg::field("mode", &lr_warmup_options::mode),
                                                    cfg::field("start_factor", &lr_warmup_options::start_factor)));
+HOOKFORGE_REGISTER(trainer_hook, MetricsPlot,
+                   cfg::options<metrics_plot_options>(
+                       cfg::field("interval", &metrics_plot_options::interval),
+                       cfg::field("out_dir", &metrics_plot_options::out_dir),
+                       cfg::field("csv", &metrics_plot_options::csv),
+                       cfg::field("filename", &metrics_plot_options::filename),
+                       cfg::field("panels", &metrics_plot_options::panels),
+                       cfg::field("width", &metrics_plot_options::width),
+                       cfg::field("panel_height", &metrics_plot_options::panel_height),
+                       cfg::field("gnuplot", &metrics_plot_options::gnuplot),
+                       cfg::field("timeout_seconds", &metrics_plot_options::timeout_seconds)));
 HOOKFORGE_REGISTER(runner_hook, ProgressBar,
                    cfg::factory([](std::int64_t refresh, bool force_terminal, int width, std::string train_label,
                                    std::string eval_label) {
