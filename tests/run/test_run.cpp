@@ -252,12 +252,14 @@ TEST_CASE("every built-in is registered under its kind", "[run][registry]") {
   };
   has("hook", {"BatchImageSaver", "CheckInvalidLoss", "CheckpointSaver", "DWarmup", "EarlyStopping",
                "EdgeEnhancedInput", "EMA", "EmptyCache", "GradientClip", "HookProfiler", "IterTimer", "LossLogger",
-               "LRWarmup", "ProgressBar", "R1GradientPenalty", "StepRatio"});
+               "LRWarmup", "MetricsPlot", "ProgressBar", "R1GradientPenalty", "StepRatio"});
+  has("model", {"ESPCN", "MLP", "PatchDiscriminator"});
+  has("dataset", {"ProceduralImages", "Sine"});
   has("optimizer", {"SGD", "Adam", "AdamW", "RMSprop"});
   has("scheduler", {"ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LinearLR", "MultiStepLR", "StepLR",
                     "ReduceLROnPlateau"});
   has("stop_condition", {"ValidationLossDidNotImprove", "NoCondition"});
-  has("loss", {"L1", "MSE", "GANDiscriminatorLoss", "GANGeneratorLoss"});
+  has("loss", {"L1", "MSE", "Charbonnier", "WeightedSum", "GANDiscriminatorLoss", "GANGeneratorLoss"});
   has("metric", {"PSNR", "SSIM", "MAE", "MSE", "Accuracy"});
   has("training_runner", {"TrainingEpochRunner", "GANTrainingRunner"});
   has("validation_runner", {"ValidationEpochRunner"});
