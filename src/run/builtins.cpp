@@ -49,6 +49,28 @@ optimizer_ptr require_optimizer(optimizer_ptr o, const char* who) {
   return o;
 }
 
+/// Adam's and AdamW's parameters (their configs differ in weight_decay's default).
+template <class C>
+auto adam_options() {
+  return cfg::options<C>(cfg::field("model", &C::model, cfg::required), cfg::field("lr", &C::lr),
+                         cfg::field("betas", &C::betas), cfg::field("eps", &C::eps),
+                         cfg::field("weight_decay", &C::weight_decay), cfg::field("amsgrad", &C::amsgrad));
+}
+
+/// A loss comparing two fields of the batch.
+template <class L>
+auto field_pair_options() {
+  return cfg::options<L>(cfg::field("output_field", &L::output_field), cfg::field("target_field", &L::target_field));
+}
+
+/// PSNR's and SSIM's parameters.
+template <class M>
+auto image_metric_options() {
+  return cfg::options<M>(cfg::field("data_range", &M::data_range), cfg::field("crop_border", &M::crop_border),
+                         cfg::field("output_field", &M::output_field), cfg::field("target_field", &M::target_field),
+                         cfg::field("name", &M::name));
+}
+
 /// A scheduler over `o`, keeping it alive.
 template <class S, class... A>
 std::shared_ptr<S> scheduler(const char* who, optimizer_ptr o, A&&... args) {
@@ -88,19 +110,9 @@ HOOKFORGE_REGISTER_AS(optimizer, "SGD", torch::optim::SGD, cfg::factory(&run::ma
                                                     cfg::field("weight_decay", &run::sgd_config::weight_decay),
                                                     cfg::field("nesterov", &run::sgd_config::nesterov)));
 HOOKFORGE_REGISTER_AS(optimizer, "Adam", torch::optim::Adam, cfg::factory(&run::make_adam),
-                      cfg::options<run::adam_config>(cfg::field("model", &run::adam_config::model, cfg::required),
-                                                     cfg::field("lr", &run::adam_config::lr),
-                                                     cfg::field("betas", &run::adam_config::betas),
-                                                     cfg::field("eps", &run::adam_config::eps),
-                                                     cfg::field("weight_decay", &run::adam_config::weight_decay),
-                                                     cfg::field("amsgrad", &run::adam_config::amsgrad)));
+                      adam_options<run::adam_config>());
 HOOKFORGE_REGISTER_AS(optimizer, "AdamW", torch::optim::AdamW, cfg::factory(&run::make_adamw),
-                      cfg::options<run::adamw_config>(cfg::field("model", &run::adamw_config::model, cfg::required),
-                                                      cfg::field("lr", &run::adamw_config::lr),
-                                                      cfg::field("betas", &run::adamw_config::betas),
-                                                      cfg::field("eps", &run::adamw_config::eps),
-                                                      cfg::field("weight_decay", &run::adamw_config::weight_decay),
-                                                      cfg::field("amsgrad", &run::adamw_config::amsgrad)));
+                      adam_options<run::adamw_config>());
 HOOKFORGE_REGISTER_AS(
     optimizer, "RMSprop", torch::optim::RMSprop, cfg::factory(&run::make_rmsprop),
     cfg::options<run::rmsprop_config>(cfg::field("model", &run::rmsprop_config::model, cfg::required),
@@ -171,12 +183,8 @@ HOOKFORGE_REGISTER(stop_condition, NoCondition);
 
 // --- losses ----------------------------------------------------------------------------------
 
-HOOKFORGE_REGISTER_AS(loss, "L1", run::criterion_loss<L1Loss>,
-                      cfg::options<L1Loss>(cfg::field("output_field", &L1Loss::output_field),
-                                           cfg::field("target_field", &L1Loss::target_field)));
-HOOKFORGE_REGISTER_AS(loss, "MSE", run::criterion_loss<MSELoss>,
-                      cfg::options<MSELoss>(cfg::field("output_field", &MSELoss::output_field),
-                                            cfg::field("target_field", &MSELoss::target_field)));
+HOOKFORGE_REGISTER_AS(loss, "L1", run::criterion_loss<L1Loss>, field_pair_options<L1Loss>());
+HOOKFORGE_REGISTER_AS(loss, "MSE", run::criterion_loss<MSELoss>, field_pair_options<MSELoss>());
 HOOKFORGE_REGISTER_AS(loss, "Charbonnier", run::criterion_loss<CharbonnierLoss>,
                       cfg::options<CharbonnierLoss>(cfg::field("eps", &CharbonnierLoss::eps),
                                                     cfg::field("output_field", &CharbonnierLoss::output_field),
@@ -194,18 +202,8 @@ HOOKFORGE_REGISTER_AS(loss, "GANGeneratorLoss", run::criterion_loss<GANGenerator
 
 // --- metrics ---------------------------------------------------------------------------------
 
-HOOKFORGE_REGISTER_AS(metric, "PSNR", run::metric_of<PSNR>,
-                      cfg::options<PSNR>(cfg::field("data_range", &PSNR::data_range),
-                                         cfg::field("crop_border", &PSNR::crop_border),
-                                         cfg::field("output_field", &PSNR::output_field),
-                                         cfg::field("target_field", &PSNR::target_field),
-                                         cfg::field("name", &PSNR::name)));
-HOOKFORGE_REGISTER_AS(metric, "SSIM", run::metric_of<SSIM>,
-                      cfg::options<SSIM>(cfg::field("data_range", &SSIM::data_range),
-                                         cfg::field("crop_border", &SSIM::crop_border),
-                                         cfg::field("output_field", &SSIM::output_field),
-                                         cfg::field("target_field", &SSIM::target_field),
-                                         cfg::field("name", &SSIM::name)));
+HOOKFORGE_REGISTER_AS(metric, "PSNR", run::metric_of<PSNR>, image_metric_options<PSNR>());
+HOOKFORGE_REGISTER_AS(metric, "SSIM", run::metric_of<SSIM>, image_metric_options<SSIM>());
 HOOKFORGE_REGISTER_AS(metric, "MAE", run::metric_of<MAE>,
                       cfg::options<MAE>(cfg::field("output_field", &MAE::output_field),
                                         cfg::field("target_field", &MAE::target_field),

@@ -100,28 +100,27 @@ inline std::shared_ptr<torch::optim::SGD> make_sgd(sgd_config c) {
   return keep_alive(std::move(opt), c.model);
 }
 
-inline std::shared_ptr<torch::optim::Adam> make_adam(adam_config c) {
-  detail::check_common("Adam", c.lr, c.weight_decay);
-  detail::check_betas("Adam", c.betas);
-  auto opt = std::make_shared<torch::optim::Adam>(
-      detail::parameters_of(c.model, "Adam"), torch::optim::AdamOptions(c.lr)
-                                                  .betas(std::make_tuple(c.betas.first, c.betas.second))
-                                                  .eps(c.eps)
-                                                  .weight_decay(c.weight_decay)
-                                                  .amsgrad(c.amsgrad));
+namespace detail {
+/// Adam and AdamW share their options; `Config` is adam_config or adamw_config.
+template <class Opt, class OptOptions, class Config>
+std::shared_ptr<Opt> make_adam_family(const char* who, Config c) {
+  check_common(who, c.lr, c.weight_decay);
+  check_betas(who, c.betas);
+  auto opt = std::make_shared<Opt>(parameters_of(c.model, who), OptOptions(c.lr)
+                                                                     .betas(std::make_tuple(c.betas.first, c.betas.second))
+                                                                     .eps(c.eps)
+                                                                     .weight_decay(c.weight_decay)
+                                                                     .amsgrad(c.amsgrad));
   return keep_alive(std::move(opt), c.model);
+}
+}  // namespace detail
+
+inline std::shared_ptr<torch::optim::Adam> make_adam(adam_config c) {
+  return detail::make_adam_family<torch::optim::Adam, torch::optim::AdamOptions>("Adam", std::move(c));
 }
 
 inline std::shared_ptr<torch::optim::AdamW> make_adamw(adamw_config c) {
-  detail::check_common("AdamW", c.lr, c.weight_decay);
-  detail::check_betas("AdamW", c.betas);
-  auto opt = std::make_shared<torch::optim::AdamW>(
-      detail::parameters_of(c.model, "AdamW"), torch::optim::AdamWOptions(c.lr)
-                                                   .betas(std::make_tuple(c.betas.first, c.betas.second))
-                                                   .eps(c.eps)
-                                                   .weight_decay(c.weight_decay)
-                                                   .amsgrad(c.amsgrad));
-  return keep_alive(std::move(opt), c.model);
+  return detail::make_adam_family<torch::optim::AdamW, torch::optim::AdamWOptions>("AdamW", std::move(c));
 }
 
 inline std::shared_ptr<torch::optim::RMSprop> make_rmsprop(rmsprop_config c) {
