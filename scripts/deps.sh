@@ -5,8 +5,13 @@ set -euo pipefail
 
 # clang-19 builds and tests the torch-free core a second time (scripts/test.sh).
 # libssl-dev: OpenSSL's libcrypto, the SHA-256 of CheckpointSaver's published checkpoints.
+# libclang-rt-19-dev: compiler-rt's libFuzzer, ASan and UBSan for the config fuzzer (scripts/fuzz.sh).
+# gnuplot-nox: MetricsPlot draws metrics.png with it (a run without it only warns).
+# libopenblas0-pthread: LibTorch's CPU BLAS instead of the reference one (see the README's
+# note on BLAS). python3: hookforge-run's command-line tests (tests/run/cli.py).
 packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev catch2
-          libbenchmark-dev libtorch-dev libgloo-dev libpng-dev libssl-dev)
+          libbenchmark-dev libtorch-dev libgloo-dev libpng-dev libssl-dev libclang-rt-19-dev
+          gnuplot-nox libopenblas0-pthread python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

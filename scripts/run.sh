@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# Builds and runs hookforge's main job: ./scripts/run.sh [example]
-# The main job is the custom-runner example; name another to run it instead:
-#   custom_runner (default), torch_training, adversarial_runner
+# Builds and runs hookforge's main job: hookforge-run on the config embedded in it
+# (configs/default.yaml). Arguments go to hookforge-run; `example NAME` runs an example instead.
+#   ./scripts/run.sh                                  # the default run
+#   ./scripts/run.sh configs/gan_sr.yaml --set trainer.params.epochs=2
+#   ./scripts/run.sh --check                          # the default's binding tables, no training
+#   ./scripts/run.sh example torch_training           # custom_runner, torch_training,
+#                                                     # adversarial_runner, user_hook_run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${HOOKFORGE_BUILD_DIR:-build}
-example=${1:-custom_runner}
-case "$example" in
-  custom_runner|torch_training|adversarial_runner) ;;
-  *) echo "run.sh: unknown example '$example' (custom_runner, torch_training, adversarial_runner)" >&2; exit 2 ;;
-esac
 
 bash scripts/deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" --target "hookforge_example_$example"
-"$build/examples/hookforge_example_$example"
+
+if [ "${1:-}" = example ]; then
+  example=${2:-}
+  case "$example" in
+    custom_runner|torch_training|adversarial_runner|user_hook_run) ;;
+    *) echo "run.sh: unknown example '$example' (custom_runner, torch_training, adversarial_runner, user_hook_run)" >&2
+       exit 2 ;;
+  esac
+  shift 2
+  cmake --build "$build" -j "$(nproc)" --target "hookforge_example_$example"
+  exec "$build/examples/hookforge_example_$example" "$@"
+fi
+
+cmake --build "$build" -j "$(nproc)" --target hookforge-run
+exec "$build/hookforge-run" "$@"

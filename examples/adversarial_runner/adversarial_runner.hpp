@@ -26,6 +26,7 @@ struct AdversarialContext : hookforge::epoch_counters {
   double epsilon = 0.0;            // hooks set it at on_pre_attack
   bool attack = true;              // hooks may turn the attack off for a batch
   std::int64_t fooled = 0;         // samples whose prediction the attack flipped, this batch
+  torch::Tensor loss;              // the batch's loss, after the update (progress bar, logger)
   hookforge::score_accumulator running_scores;
   hookforge::epoch_scores scores;  // at on_epoch_end
   bool stop_training = false;      // hooks may ask a trainer to stop
@@ -82,7 +83,8 @@ class AdversarialTrainingRunner
                       : clean;
       loss.backward();
       this->optimizer_->step();
-      ctx.running_scores.add({{"loss", loss.detach()}}, input.size(0));
+      ctx.loss = loss.detach();
+      ctx.running_scores.add({{"loss", ctx.loss}}, input.size(0));
       this->hooks_.template fire<pts::on_post_step>(ctx);
     });
     return this->finish_epoch(ctx, batches);  // ctx.scores, on_epoch_end

@@ -1,7 +1,11 @@
 // A custom LibTorch runner with its own hook points, trained through the Trainer:
 // adversarial training (FGSM). The runner is in adversarial_runner.hpp; this file adds
-// hooks for it, a classifier and its data, and trains with validation and a checkpoint.
+// hooks for it, a classifier and its data, and trains with validation. The default hooks
+// (progress bars, epoch summary, metrics files, checkpoints) attach to it as to the built-in
+// runners: they bind to the points it shares with them and read the fields its context has.
 #include "adversarial_runner.hpp"
+
+#include <hookforge/hooks/default_hooks.hpp>
 
 #include <filesystem>
 
@@ -18,7 +22,7 @@ struct FoolingRate {
     seen += ctx.entry.at("input").size(0);
   }
   void report(AdversarialContext& ctx) {
-    fmt::print("epoch {}: loss {:.4f}, epsilon {:.2f}, attack flipped {:.1f}% of predictions\n", ctx.epoch,
+    fmt::print("epoch {}: loss {:.4f}, epsilon {:.2f}, attack flipped {:.1f}% of predictions\n", ctx.epoch + 1,
                ctx.scores.at("loss"), ctx.epsilon, 100.0 * double(fooled) / double(std::max<std::int64_t>(seen, 1)));
     fooled = seen = 0;
   }
@@ -32,15 +36,6 @@ struct BatchCounter {
   std::int64_t batches = 0;
   void count(auto&) { ++batches; }
   static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
-};
-
-/// Saves the trainer's checkpoint after the last epoch, from its context.
-struct SaveLast {
-  std::filesystem::path path;
-  void save(hookforge::TrainerContext& ctx) {
-    if (ctx.completed_epochs == ctx.total_epochs) ctx.save_checkpoint(path);
-  }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(save, pts::on_trainer_epoch_finished));
 };
 
 // --- a classifier on two interleaved moons of points ------------------------------------------
@@ -75,22 +70,26 @@ int main() {
   auto cross_entropy = [](const torch::Tensor& logits, const torch::Tensor& target) {
     return torch::nn::functional::cross_entropy(logits, target);
   };
-  auto accuracy = [](const Entry& e) {
-    return hookforge::loss_terms{{"accuracy", (e.at("output").argmax(1) == e.at("target")).to(torch::kFloat).mean()},
-                                 {"xent", torch::nn::functional::cross_entropy(e.at("output"), e.at("target"))}};
-  };
+  auto validation_loss = [&](const Entry& e) { return cross_entropy(e.at("output"), e.at("target")); };
 
+  // The default hooks work on the custom runner too: they bind to the points it shares
+  // with the built-in runners (progress bars, the epoch summary, metrics files, checkpoints).
+  hookforge::default_hooks defaults;
   BatchCounter counter;
-  AdversarialTrainingRunner runner(adam, EpsilonRamp{0.3, 3}, FoolingRate{}, hookforge::ref(counter));
-  hookforge::ValidationEpochRunner validate(hookforge::inference_options{}, hookforge::ref(counter));
-  const auto checkpoint = std::filesystem::temp_directory_path() / "hookforge-adversarial.ckpt";
-  hookforge::Trainer trainer(model, runner, validate, {.epochs = 6, .val_interval = 6},
-                             SaveLast{checkpoint});
+  AdversarialTrainingRunner runner(adam, EpsilonRamp{0.3, 3}, FoolingRate{}, hookforge::ref(counter),
+                                   defaults.training());
+  hookforge::ValidationEpochRunner validate(hookforge::inference_options{.metrics = {hookforge::Accuracy{}}},
+                                            hookforge::ref(counter),
+                                            defaults.validation());
+  const auto work_dir = std::filesystem::temp_directory_path() / "hookforge-adversarial";
+  std::filesystem::remove_all(work_dir);
+  hookforge::Trainer trainer(model, runner, validate, {.epochs = 6, .val_interval = 6, .work_dir = work_dir},
+                             defaults.trainer());
   // The runner's criterion takes (logits, target); validation's takes the batch.
-  auto result = trainer.fit(train, test, cross_entropy, accuracy);
+  auto result = trainer.fit(train, test, cross_entropy, validation_loss);
   const double accuracy_value = result.val_scores.at("accuracy");
-  fmt::print("clean test accuracy {:.1f}%; the shared counter saw {} batches on two runners; checkpoint {}\n",
-             100 * accuracy_value, counter.batches, checkpoint.string());
-  std::filesystem::remove(checkpoint);
+  fmt::print("clean test accuracy {:.1f}%; the shared counter saw {} batches on two runners; last checkpoint {}\n",
+             100 * accuracy_value, counter.batches, hookforge::latest_checkpoint(work_dir).value().string());
+  std::filesystem::remove_all(work_dir);
   return accuracy_value > 0.85 ? 0 : 1;
 }

@@ -18,6 +18,7 @@
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/core/wrappers/filter.hpp"
+#include "hookforge/core/wrappers/gate.hpp"
 #include "hookforge/core/wrappers/keyed.hpp"
 #include "hookforge/core/wrappers/rebind.hpp"
 #include "hookforge/core/wrappers/ref.hpp"

@@ -18,6 +18,7 @@
 #include "hookforge/hooks/iter_timer.hpp"
 #include "hookforge/hooks/loss_logger.hpp"
 #include "hookforge/hooks/lr_warmup.hpp"
+#include "hookforge/hooks/metrics_plot.hpp"
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/r1_gradient_penalty.hpp"
 #include "hookforge/hooks/step_ratio.hpp"

@@ -102,6 +102,26 @@ TEST_CASE("set overrides (--set) values, parsed as YAML, located in the override
             .starts_with("<--set train.params.steps=[1, 2>:1:"));
   CHECK(error_of([&] { doc.set("a..b=1"); }).find("expected a dotted key path before '=', got an empty key") !=
         std::string::npos);
+  auto empty = cfg::document::parse("list: []\n", "e.yaml");  // not "(0 to 18446744073709551615)"
+  CHECK(error_of([&] { empty.set("list.0=1"); }) ==
+        "<--set list.0=1>:1:1: list.0: expected an index of list (an empty list has none), got '0'");
+}
+
+TEST_CASE("a token no YAML value starts with, where a document starts, is an error, not an endless loop",
+          "[config][document]") {
+  // yaml-cpp 0.7's LoadAll collected empty documents at a leading ',' until memory ran out
+  // (found by fuzz/config_fuzzer.cpp; jbeder/yaml-cpp#1040).
+  CHECK(error_of([] { cfg::document::parse(",", "c.yaml"); }) ==
+        "c.yaml:1:1: <document>: expected valid YAML, got ',' where no YAML value can start");
+  CHECK(error_of([] { cfg::document::parse(", b]\n: &\n: &\n", "c.yaml"); }) ==
+        "c.yaml:1:1: <document>: expected valid YAML, got ',' where no YAML value can start");
+  CHECK(error_of([] { cfg::document::parse("a: 1\n---\n  ,\n", "c.yaml"); }) ==
+        "c.yaml:3:3: <document>: expected valid YAML, got ',' where no YAML value can start");
+  auto doc = cfg::document::parse("a: 1\n", "c.yaml");
+  CHECK(error_of([&] { doc.set("a=,"); }) ==
+        "<--set a=,>:1:3: <document>: expected valid YAML, got ',' where no YAML value can start");
+  CHECK(error_of([] { cfg::document::parse("a: 1\n---\nb: 2\n", "c.yaml"); }) ==
+        "c.yaml:3:1: <document>: expected one YAML document, got 2 documents");
 }
 
 TEST_CASE("limits: depth, nodes and size are configurable", "[config][document]") {

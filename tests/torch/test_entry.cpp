@@ -259,3 +259,35 @@ TEST_CASE("call_model: a tensor result becomes the \"output\" field", "[entry]")
   batch.merge(hookforge::call_model(module, batch));
   CHECK(batch.names() == std::vector<std::string>{"input", "target", "output"});
 }
+
+TEST_CASE("forward_into merges the model's output into the batch, as merge(call_model(...))", "[entry]") {
+  TensorOut module;
+  Entry batch{{"input", torch::ones({2, 3})}, {"target", torch::zeros({2})}};
+  hookforge::forward_into(module, batch);
+  CHECK(batch.names() == std::vector<std::string>{"input", "target", "output"});
+  CHECK(torch::equal(batch.at("output"), torch::full({2}, 3.0)));
+
+  // An Entry result: every field, overwriting same-named ones in place, marks kept.
+  auto model = [](const Entry& e) {
+    Entry out{{"input", e.at("input") * 2}};
+    out.set("scale", torch::ones({1}), hookforge::not_batched);
+    return out;
+  };
+  hookforge::forward_into(model, batch);
+  CHECK(batch.names() == std::vector<std::string>{"input", "target", "output", "scale"});
+  CHECK(torch::equal(batch.at("input"), torch::full({2, 3}, 2.0)));
+  CHECK_FALSE(batch.is_batched("scale"));
+  CHECK(batch.batch_size() == 2);
+}
+
+TEST_CASE("Entry(other, extra): a copy with room for more fields, marks kept", "[entry]") {
+  Entry original{{"input", torch::ones({4, 2})}};
+  original.set("palette", torch::ones({3}), hookforge::not_batched);
+  Entry copy(original, 1);
+  CHECK(copy.names() == original.names());
+  CHECK(copy.at("input").is_same(original.at("input")));
+  CHECK_FALSE(copy.is_batched("palette"));
+  copy.set("output", torch::zeros({4}));
+  CHECK(original.size() == 2);
+  CHECK(copy.batch_size() == 4);
+}

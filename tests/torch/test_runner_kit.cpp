@@ -1,12 +1,17 @@
 // The custom runner of docs/runners.md ("Writing a runner"), compiled and run: keep the two
 // in step. Also checks what runner_base does for it.
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
 
 #include <catch2/catch.hpp>
+
+#include "hookforge/hooks/default_hooks.hpp"
 
 // --- begin docs/runners.md ---
 using hookforge::points::on_epoch_end;
@@ -20,6 +25,7 @@ struct NoisyContext : hookforge::epoch_counters {
   hookforge::Entry entry;
   double noise = 0.0;             // hooks set it at on_pre_step
   torch::Tensor loss;             // at on_post_loss: hooks may scale or replace it
+  torch::optim::Optimizer* optimizer = nullptr;  // built-in hooks read it (learning rates)
   hookforge::score_accumulator running_scores;
   hookforge::epoch_scores scores; // at on_epoch_end
   bool stop_training = false;
@@ -42,6 +48,7 @@ class NoisyInputRunner : public hookforge::runner_base<NoisyInputRunner<Hooks...
   hookforge::epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, Criterion&& criterion) {
     hookforge::set_training_mode(model, true);
     Ctx ctx;
+    ctx.optimizer = optimizer_;
     this->start_epoch(ctx, epoch, loader);  // counters, then on_epoch_start
     auto batches = this->training_batches(ctx, loader, [&](hookforge::Entry&& batch, bool /*last*/) {
       ctx.entry = std::move(batch);  // batch_idx and global_step are already set
@@ -49,7 +56,7 @@ class NoisyInputRunner : public hookforge::runner_base<NoisyInputRunner<Hooks...
       this->hooks_.template fire<on_pre_step>(ctx);
       auto input = ctx.entry.at("input");
       ctx.entry.set("input", input + ctx.noise * torch::randn_like(input));
-      ctx.entry.merge(hookforge::call_model(model, ctx.entry));
+      hookforge::forward_into(model, ctx.entry);
       ctx.loss = criterion(ctx.entry);
       this->hooks_.template fire<on_post_loss>(ctx);
       optimizer_->zero_grad();
@@ -110,4 +117,29 @@ TEST_CASE("a runner written with runner_base: counters, points, scores", "[runne
   CHECK(runner.global_step() == 4);
   CHECK(runner.total_epochs() == 2);
   CHECK(runner.hooks().format_table().find("on_post_loss") != std::string::npos);
+}
+
+TEST_CASE("the default hooks on a runner of one's own: train bar, step rows with its loss and lr",
+          "[runner_kit][hooks]") {
+  auto data = tfx::regression_data(3, 4);
+  torch::manual_seed(1);
+  tfx::Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.05);
+  const auto dir = std::filesystem::temp_directory_path() / "hookforge-runner-kit-defaults";
+  std::filesystem::remove_all(dir);
+  std::ostringstream out;
+  hookforge::default_hooks defaults({.progress = {.stream = &out}, .logger = {.interval = 1, .out_dir = dir}});
+  NoisyInputRunner runner(sgd, FadingNoise{0.1}, defaults.training());
+  runner.set_total_epochs(1);
+  runner.run_epoch(model, data, 0, tfx::mse);
+  CHECK_THAT(out.str(), Catch::Contains("train epoch 1/1 done: 3 batches"));
+
+  std::ifstream steps(dir / "steps.csv");
+  REQUIRE(steps.good());
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(steps, line);) rows.push_back(line);
+  REQUIRE(rows.size() == 4);  // the header and one row per batch
+  CHECK(rows[0] == "epoch,batch,step,loss,lr");
+  CHECK(rows[3].rfind("1,3,3,", 0) == 0);
+  std::filesystem::remove_all(dir);
 }

@@ -31,6 +31,14 @@
 
 namespace hookforge::config {
 
+namespace detail {
+/// "a hook", "an optimizer": a kind's name with its indefinite article.
+inline std::string a_kind(std::string_view kind) {
+  const bool vowel = !kind.empty() && std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+  return fmt::format("{} {}", vowel ? "an" : "a", kind);
+}
+}  // namespace detail
+
 struct build_options {
   /// Every runtime-binding warning (a hook that binds to no point of its component, a
   /// point name that looks misspelled) is a config_error instead.
@@ -94,8 +102,8 @@ class builder {
     const auto& key = target.key();
     if (auto it = built_.find(key); it != built_.end()) {
       if (auto* h = std::any_cast<Handle>(&it->second.handle)) return *h;
-      throw config_error(use.where(), use.key(), fmt::format("a {}", kind),
-                         fmt::format("{}, which is built as a {}", key, it->second.kind));
+      throw config_error(use.where(), use.key(), detail::a_kind(kind),
+                         fmt::format("{}, which is built as {}", key, detail::a_kind(it->second.kind)));
     }
     for (std::size_t i = 0; i < building_.size(); ++i)
       if (building_[i] == key) {
@@ -125,11 +133,11 @@ class builder {
     constexpr std::string_view kind = kind_traits<Handle>::name;
     if (!entry.is_map())
       throw config_error(entry.where(), entry.key(),
-                         fmt::format("a {}: a mapping with _target, or ${{ref:path}}", kind), entry.describe());
+                         fmt::format("{}: a mapping with _target, or ${{ref:path}}", detail::a_kind(kind)), entry.describe());
     auto target_value = entry.find("_target");
     if (!target_value)
       throw config_error(entry.where(), entry.key(),
-                         fmt::format("a {}: a mapping with _target naming a registered {}", kind, kind),
+                         fmt::format("{}: a mapping with _target naming a registered {}", detail::a_kind(kind), kind),
                          "a mapping without _target");
     value target = doc_->resolve(*target_value);
     if (!target.is_scalar() || target.is_reference())
@@ -141,7 +149,7 @@ class builder {
       throw config_error(target.where(), target.key(), fmt::format("a registered {}", kind), target.describe(),
                          detail::closest_note(target.scalar(), reg.names(), fmt::format("no {} is registered", kind)));
     if (!found->clashes.empty())
-      throw config_error(target.where(), target.key(), fmt::format("a {} name registered once", kind),
+      throw config_error(target.where(), target.key(), fmt::format("{} name registered once", detail::a_kind(kind)),
                          fmt::format("'{}', registered by {} and {}", found->name, found->type,
                                      hookforge::detail::join(found->clashes, ", ")));
 
@@ -179,7 +187,7 @@ class builder {
 template <class Handle>
   requires kind_handle<Handle>
 struct value_traits<Handle> {
-  static std::string expected() { return fmt::format("a {}", kind_traits<Handle>::name); }
+  static std::string expected() { return detail::a_kind(kind_traits<Handle>::name); }
   template <class B>
   static Handle read(B& b, const value& v) {
     return b.template build<Handle>(v);

@@ -35,6 +35,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,7 @@
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/data/host_read.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/training_runner.hpp"
 
@@ -337,8 +339,12 @@ class LossLogger {
     write(epochs_, r, ctx.epoch);
   }
 
-  /// At a training runner's on_post_step: every `interval` batches, the step's row.
-  void log(TrainingContext& ctx) {
+  /// At a training runner's on_post_step: every `interval` batches, the step's row. Any
+  /// runner whose context has the counters (epoch_counters) and the step's `loss` tensor
+  /// gets these rows; the learning rates come from its `optimizer`, when it has one.
+  template <class C>
+    requires std::derived_from<C, epoch_counters> && requires(C& c) { { c.loss } -> std::convertible_to<torch::Tensor>; }
+  void log(C& ctx) {
     if (options_.interval == 0 || (ctx.global_step + 1) % options_.interval != 0 ||
         !ctx.loss.defined())
       return;
@@ -347,9 +353,10 @@ class LossLogger {
                           {"step", static_cast<double>(ctx.global_step + 1), true},
                           {"loss", host_read(ctx.loss)}};
     std::vector<double> lrs;
-    if (ctx.optimizer)
-      for (const auto& group : ctx.optimizer->param_groups())
-        lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
+    if constexpr (requires { ctx.optimizer->param_groups(); })
+      if (ctx.optimizer)
+        for (const auto& group : ctx.optimizer->param_groups())
+          lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
     detail::logger::add_learning_rates(r, lrs);
     write(steps_, r, ctx.epoch);
   }

@@ -163,7 +163,7 @@ class ProgressBar {
 
   template <class C>
   const std::string& label() const {
-    return detail::hooks::training_context<C> ? options_.train_label : options_.eval_label;
+    return detail::hooks::updates_parameters<C> ? options_.train_label : options_.eval_label;
   }
 
   template <class C>

@@ -56,6 +56,13 @@ concept gan_training_context = requires(C& c) {
 template <class C>
 concept training_context = single_training_context<C> || gan_training_context<C>;
 
+/// A context of a runner that updates parameters, built-in or not: a training context, or
+/// any context that carries an `optimizer` (a custom runner's, like examples/adversarial_runner).
+template <class C>
+concept updates_parameters = training_context<C> || requires(C& c) {
+  { c.optimizer } -> std::convertible_to<torch::optim::Optimizer*>;
+};
+
 /// One optimiser of a training context and the updates it has taken so far.
 struct optimizer_slot {
   torch::optim::Optimizer* optimizer;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <iterator>  // also declares std::ranges::size; <ranges> would cost ~3,500 lines
+#include <type_traits>
 #include <utility>
 
 #include "hookforge/torch/data/entry.hpp"
@@ -30,7 +31,14 @@ void for_each_batch(Loader& loader, F&& f) {
   auto it = std::begin(loader);
   auto end = std::end(loader);
   while (it != end) {
-    Entry batch(*it);  // a copy: the loader keeps its data for the next epoch
+    // A loader that keeps its batches (a vector) hands out references: copy, with room for
+    // the model's output. One that makes them (DataLoader) hands out values: take them.
+    Entry batch = [&] {
+      if constexpr (std::is_reference_v<decltype(*it)>)
+        return Entry(*it, 1);
+      else
+        return Entry(*it);
+    }();
     ++it;
     if (!f(std::move(batch), it == end)) return;
   }

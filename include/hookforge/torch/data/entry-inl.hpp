@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -138,11 +139,16 @@ HOOKFORGE_INLINE Entry Entry::to(torch::Device device, bool non_blocking) const 
 
 HOOKFORGE_INLINE std::size_t Entry::batch_size() const {
   const value_type* first = nullptr;
+  std::int64_t size = 0;
   bool agree = true;
   for (const auto& field : fields_) {
     if (!counts_for_batch(field)) continue;
-    if (first == nullptr) first = &field;
-    agree = agree && field.second.size(0) == first->second.size(0);
+    const std::int64_t n = field.second.sizes()[0];
+    if (first == nullptr) {
+      first = &field;
+      size = n;
+    }
+    agree = agree && n == size;
   }
   if (first == nullptr)
     throw std::logic_error(
@@ -154,7 +160,7 @@ HOOKFORGE_INLINE std::size_t Entry::batch_size() const {
         describe([this](const value_type& f) { return counts_for_batch(f); }) +
         "; mark a field without a batch dimension with "
         "set(name, tensor, hookforge::not_batched)");
-  return static_cast<std::size_t>(first->second.size(0));
+  return static_cast<std::size_t>(size);
 }
 
 HOOKFORGE_INLINE std::vector<std::string> Entry::names() const {

@@ -2,7 +2,7 @@
 // callable on an Entry".
 //
 //   hookforge::Entry batch{{"input", x}, {"target", y}};
-//   batch.merge(hookforge::call_model(model, batch));   // adds "output" (and whatever else)
+//   hookforge::forward_into(model, batch);   // adds "output" (and whatever else the model returns)
 //   auto loss = criterion(batch.at("output"), batch.at("target"));
 //
 // The batch size is the first dimension shared by every batch-major field; fields that
@@ -26,6 +26,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <stdexcept>
@@ -58,6 +59,12 @@ class Entry {
   Entry(std::initializer_list<std::pair<std::string, torch::Tensor>> fields);
   Entry(const Entry&);
   Entry(Entry&&) noexcept = default;
+  /// A copy with room for `extra` more fields, so that adding them (the model's output)
+  /// does not reallocate: the runners copy each batch from the loader this way.
+  Entry(const Entry& other, std::size_t extra) : not_batched_(other.not_batched_) {
+    fields_.reserve(other.fields_.size() + extra);
+    for (const auto& field : other.fields_) fields_.push_back(field);
+  }
   // By value then swap: the stored pairs have const names and are not assignable.
   Entry& operator=(Entry other) noexcept;
   ~Entry();
@@ -168,6 +175,11 @@ template <class M>
 concept entry_model =
     detail::forward_through_pointer<M> || detail::forward_member<M> || detail::entry_callable<M>;
 
+// Runs the model on `batch` and merges its output into it (as batch.merge(call_model(model,
+// batch)), without building an Entry for a model that returns one tensor).
+template <class M>
+void forward_into(M& model, Entry& batch);
+
 // Runs the model on `in` and returns its output as an Entry (not merged into `in`).
 // Unconstrained, so that a model of the wrong shape gets this one message rather than
 // "no matching function for call to call_model" from inside a runner.
@@ -185,6 +197,28 @@ Entry call_model(M& model, const Entry& in) {
     return detail::as_entry(model.forward(in));
   else
     return detail::as_entry(std::invoke(model, in));
+}
+
+namespace detail {
+template <class R>
+void merge_result(Entry& batch, R&& result) {
+  if constexpr (std::convertible_to<R, Entry>)
+    batch.merge(Entry(std::forward<R>(result)));
+  else
+    batch.set("output", torch::Tensor(std::forward<R>(result)));
+}
+}  // namespace detail
+
+template <class M>
+void forward_into(M& model, Entry& batch) {
+  if constexpr (!entry_model<M>)
+    batch.merge(call_model(model, batch));  // call_model's static_assert names the mistake
+  else if constexpr (detail::forward_through_pointer<M>)
+    detail::merge_result(batch, model->forward(std::as_const(batch)));
+  else if constexpr (detail::forward_member<M>)
+    detail::merge_result(batch, model.forward(std::as_const(batch)));
+  else
+    detail::merge_result(batch, std::invoke(model, std::as_const(batch)));
 }
 
 }  // namespace hookforge

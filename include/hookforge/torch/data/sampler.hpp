@@ -11,15 +11,19 @@
 // depend on which epochs ran before or on any global RNG. That is what makes resume
 // exact: a loader restored at epoch e, batch k recomputes epoch e's order and goes on.
 //
-// Distributed training (a later issue) adds a sharded sampler here: it wraps another
-// sampler (or a size and seed) with a rank and world_size and returns every world_size-th
-// index of the epoch's order starting at rank (padding so every rank gets the same
-// count), so each process loads its own shard of the same shuffled epoch. Nothing else
-// in the loader needs to change: it only calls size() and indices(epoch).
+// Distributed training: `sharded_sampler` wraps another sampler with a rank and a
+// world_size and returns every world_size-th index of the epoch's order starting at rank,
+// padded (or cut, with drop_last) so that every rank gets the same count, as PyTorch's
+// DistributedSampler. Every rank computes the same epoch order from the same seed, so the
+// shards of an epoch are disjoint (but for the padding) and cover the dataset, and the
+// Trainer's loader.set_epoch(epoch) reshuffles them together. Nothing else in the loader
+// changes: it only calls size() and indices(epoch).
 #pragma once
 
 #include <concepts>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -106,6 +110,84 @@ class default_sampler {
  private:
   random_sampler random_;
   bool shuffle_;
+};
+
+/// sharded_sampler's options.
+struct shard_options {
+  /// false (default): pad the epoch's order by repeating its first indices until its length
+  /// divides by world_size; true: drop its last indices instead (each rank gets floor(n / world)).
+  bool drop_last = false;
+};
+
+/// Rank `rank`'s shard of another sampler's epoch: the indices at positions rank,
+/// rank + world_size, rank + 2 world_size, … of the inner order after padding (or cutting)
+/// it to a multiple of world_size. Every rank has size() = ceil(n / world_size) indices
+/// (floor with drop_last), so every rank runs the same number of batches and no collective
+/// waits for a rank that ran out. Padding repeats the first indices of the epoch's order,
+/// as torch.utils.data.DistributedSampler does: with n = 10 and 4 ranks, two samples are
+/// seen twice per epoch. A pure function of (inner sampler, rank, world_size, epoch), so
+/// resume stays exact; the seed of a seeded inner sampler is its seed.
+///
+///   hookforge::sharded_sampler shard(hookforge::random_sampler(data.size(), seed), rank, world);
+///   hookforge::DataLoader loader(data, shard, {.batch_size = 16});
+template <index_sampler Inner>
+class sharded_sampler {
+ public:
+  sharded_sampler(Inner inner, std::int64_t rank, std::int64_t world_size, shard_options options = {})
+      : inner_(std::move(inner)), rank_(rank), world_(world_size), options_(options) {
+    if (world_ < 1)
+      throw std::invalid_argument("sharded_sampler: world_size must be >= 1, got " +
+                                  std::to_string(world_));
+    if (rank_ < 0 || rank_ >= world_)
+      throw std::invalid_argument("sharded_sampler: rank must be in [0, " + std::to_string(world_) +
+                                  "), got " + std::to_string(rank_));
+  }
+
+  /// Indices per epoch on this rank: ceil(n / world_size), or floor with drop_last.
+  std::size_t size() const {
+    const std::size_t n = static_cast<std::size_t>(inner_.size());
+    const auto w = static_cast<std::size_t>(world_);
+    return options_.drop_last ? n / w : (n + w - 1) / w;
+  }
+
+  std::vector<std::size_t> indices(std::int64_t epoch) const {
+    std::vector<std::size_t> order = inner_.indices(epoch);
+    const std::size_t per_rank = size();
+    const std::size_t total = per_rank * static_cast<std::size_t>(world_);
+    if (order.empty() || per_rank == 0) return {};
+    if (order.size() < total) {  // pad with the order's first indices, repeated as needed
+      const std::size_t n = order.size();
+      order.reserve(total);
+      for (std::size_t i = 0; order.size() < total; ++i) order.push_back(order[i % n]);
+    }
+    std::vector<std::size_t> shard;
+    shard.reserve(per_rank);
+    for (std::size_t i = static_cast<std::size_t>(rank_); i < total; i += static_cast<std::size_t>(world_))
+      shard.push_back(order[i]);
+    return shard;
+  }
+
+  std::uint64_t seed() const
+    requires seeded_sampler<Inner>
+  {
+    return inner_.seed();
+  }
+  void set_seed(std::uint64_t seed)
+    requires seeded_sampler<Inner>
+  {
+    inner_.set_seed(seed);
+  }
+
+  std::int64_t rank() const noexcept { return rank_; }
+  std::int64_t world_size() const noexcept { return world_; }
+  const Inner& inner() const noexcept { return inner_; }
+  const shard_options& options() const noexcept { return options_; }
+
+ private:
+  Inner inner_;
+  std::int64_t rank_;
+  std::int64_t world_;
+  shard_options options_;
 };
 
 }  // namespace hookforge

@@ -32,6 +32,22 @@ class score_accumulator {
   /// The weighted means so far; reads one value per name on the host.
   epoch_scores means() const;
 
+  /// Per name, the weighted sum of the scores and the sum of the weights (the samples)
+  /// so far: means() is sum / weight. Reads one value per name on the host. Distributed
+  /// training adds these up across ranks to get the global means (dist/score_allreduce.hpp).
+  struct total {
+    double sum = 0;
+    double weight = 0;
+  };
+  std::map<std::string, total> totals() const {
+    std::map<std::string, total> out;
+    for (auto [name, s] : series_) {  // a copy: folding must not change *this
+      fold(s);
+      out[name] = {s.sum.defined() ? s.sum.item<double>() : 0.0, s.weight};
+    }
+    return out;
+  }
+
   void reset() { series_.clear(); }
 
  private:

@@ -371,7 +371,7 @@ class GANTrainingRunner {
   void generate(Generator& generator, Ctx& ctx, bool with_graph) {
     std::optional<torch::NoGradGuard> no_grad;
     if (!with_graph) no_grad.emplace();
-    ctx.entry.merge(call_model(generator, ctx.entry));
+    forward_into(generator, ctx.entry);
     if (options_.fake_field != "fake") ctx.entry.set("fake", ctx.entry.at(options_.fake_field));
   }
 

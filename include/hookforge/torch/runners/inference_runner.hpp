@@ -112,7 +112,7 @@ class inference_loop : public runner_base<Runner, Hooks...> {
       detail::begin_inference_batch(ctx, std::move(input), options_.device);
       {
         autocast_guard autocast(options_.device, options_.mixed_precision);
-        ctx.entry.merge(call_model(model, ctx.entry));
+        forward_into(model, ctx.entry);
         for (auto& post : options_.postprocessors) post(ctx.entry);
         if constexpr (has_criterion) ctx.losses = evaluate_criterion(criterion, ctx.entry);
       }

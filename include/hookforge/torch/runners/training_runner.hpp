@@ -194,7 +194,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       // in PyTorch: an extra term computed on the (lower-precision) output trains as the
       // criterion's own terms do. Backward runs outside it.
       autocast_guard autocast(options_.device, options_.mixed_precision);
-      ctx.entry.merge(call_model(model, ctx.entry));
+      forward_into(model, ctx.entry);
       for (auto& post : options_.postprocessors) post(ctx.entry);
       this->hooks_.template fire<points::on_post_forward>(ctx);
       ctx.losses = evaluate_criterion(criterion, ctx.entry);

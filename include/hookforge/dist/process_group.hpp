@@ -1,0 +1,192 @@
+// hookforge/dist/process_group.hpp — this process's place in a distributed run, and the
+// collectives the distributed hooks use, on LibTorch's c10d.
+//
+//   auto pg = hookforge::dist::init_from_env();     // dist/init.hpp; rank 0 of 1 without env
+//   pg.rank(), pg.world_size(), pg.is_rank_zero()
+//   pg.allreduce(t)                                 // in place, sum over the ranks
+//   pg.broadcast(t, 0)                              // rank 0's values everywhere
+//
+// A default-constructed process_group is a single process (rank 0 of 1): every collective
+// returns at once and leaves its tensor as it is, so the distributed hooks cost nothing in
+// a run that is not distributed. A distributed one holds a c10d backend (Gloo on CPU, NCCL
+// on CUDA builds) and the store its ranks met through; copies share them.
+//
+// Collectives take tensors anywhere: one that is not contiguous on the backend's device (a
+// CPU score under NCCL) is copied there and back. Every collective blocks until it
+// completes (Work::wait). c10d requires every rank to
+// call the same collectives in the same order; one that fails (a peer died, or waited
+// longer than the timeout) throws hookforge::dist::error naming the operation, this rank
+// and the backend's message.
+//
+// LibTorch versions: up to 1.13 a c10d backend (ProcessGroupGloo, ProcessGroupNCCL) is a
+// c10d::ProcessGroup; from 2.0 on it is a c10d::Backend, and c10d::ProcessGroup became a
+// dispatcher over backends (pytorch/pytorch#88330). The collectives used here
+// (allreduce, broadcast, allgather, barrier on std::vector<at::Tensor>, returning
+// c10::intrusive_ptr<c10d::Work>) have the same signatures on both; `backend_type` names
+// the base class of the version compiled against.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <torch/types.h>
+#include <torch/version.h>
+
+#include <c10/util/Exception.h>
+#include <c10/util/intrusive_ptr.h>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
+
+namespace hookforge::dist {
+
+#if TORCH_VERSION_MAJOR >= 2
+/// The base class of a c10d backend in this LibTorch (2.x: c10d::Backend).
+using backend_type = c10d::Backend;
+#else
+/// The base class of a c10d backend in this LibTorch (1.13: c10d::ProcessGroup).
+using backend_type = c10d::ProcessGroup;
+#endif
+
+/// What hookforge::dist throws: a rank that did not join, a collective that failed.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// How allreduce combines the ranks' values.
+enum class reduce_op { sum, max, min };
+
+namespace detail {
+
+/// An exception's message without LibTorch's C++ backtrace.
+inline std::string message_of(const std::exception& e) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) return c10_error->what_without_backtrace();
+  return e.what();
+}
+
+inline c10d::ReduceOp to_c10d(reduce_op op) {
+  switch (op) {
+    case reduce_op::max: return c10d::ReduceOp::MAX;
+    case reduce_op::min: return c10d::ReduceOp::MIN;
+    case reduce_op::sum: break;
+  }
+  return c10d::ReduceOp::SUM;
+}
+
+}  // namespace detail
+
+class process_group {
+ public:
+  /// A single process: rank 0 of 1. Collectives do nothing.
+  process_group() = default;
+
+  /// A distributed group over `backend`, whose ranks met through `store` (kept alive with it).
+  /// `device` is where the backend's collectives run: the CPU for Gloo, this rank's GPU for
+  /// NCCL; a tensor elsewhere (a CPU score under NCCL) is copied there and back.
+  process_group(c10::intrusive_ptr<backend_type> backend, c10::intrusive_ptr<c10d::Store> store,
+                std::chrono::milliseconds timeout, torch::Device device = torch::kCPU)
+      : backend_(std::move(backend)), store_(std::move(store)), timeout_(timeout), device_(device) {
+    if (!backend_) throw std::invalid_argument("hookforge::dist::process_group: the backend is null");
+    rank_ = backend_->getRank();
+    world_ = backend_->getSize();
+  }
+
+  int rank() const noexcept { return rank_; }
+  int world_size() const noexcept { return world_; }
+  bool is_rank_zero() const noexcept { return rank_ == 0; }
+  /// More than one rank: collectives communicate.
+  bool distributed() const noexcept { return world_ > 1; }
+  /// "gloo", "nccl", or "none" for a single process.
+  std::string backend_name() const { return backend_ ? backend_->getBackendName() : std::string("none"); }
+  /// How long a collective waits for the other ranks.
+  std::chrono::milliseconds timeout() const noexcept { return timeout_; }
+  /// Where the collectives run (see the constructor).
+  torch::Device device() const noexcept { return device_; }
+
+  /// Combine `tensor` (dense) over the ranks, in place: every rank gets the result.
+  void allreduce(torch::Tensor& tensor, reduce_op op = reduce_op::sum) const {
+    if (!distributed()) return;
+    std::vector<at::Tensor> tensors{staged(tensor)};
+    c10d::AllreduceOptions options;
+    options.reduceOp = detail::to_c10d(op);
+    run("allreduce", [&] { return backend_->allreduce(tensors, options); });
+    unstage(tensors[0], tensor);
+  }
+
+  /// Rank `root`'s `tensor` (dense), in place on every rank.
+  void broadcast(torch::Tensor& tensor, int root = 0) const {
+    if (!distributed()) return;
+    std::vector<at::Tensor> tensors{staged(tensor)};
+    c10d::BroadcastOptions options;
+    options.rootRank = root;
+    options.rootTensor = 0;
+    run("broadcast", [&] { return backend_->broadcast(tensors, options); });
+    unstage(tensors[0], tensor);
+  }
+
+  /// Every rank's `tensor` (same shape and type on every rank), by rank, on tensor's device.
+  std::vector<torch::Tensor> allgather(const torch::Tensor& tensor) const {
+    if (!distributed()) return {tensor.clone()};
+    std::vector<at::Tensor> inputs{tensor.to(device_).contiguous()};
+    std::vector<std::vector<at::Tensor>> outputs(1);
+    for (int r = 0; r < world_; ++r) outputs[0].push_back(torch::empty_like(inputs[0]));
+    run("allgather", [&] { return backend_->allgather(outputs, inputs); });
+    for (auto& t : outputs[0]) t = t.to(tensor.device());
+    return outputs[0];
+  }
+
+  /// Wait until every rank got here.
+  void barrier() const {
+    if (!distributed()) return;
+    run("barrier", [&] { return backend_->barrier(); });
+  }
+
+  /// The c10d backend (null for a single process) and the store, for collectives of your own.
+  const c10::intrusive_ptr<backend_type>& backend() const noexcept { return backend_; }
+  const c10::intrusive_ptr<c10d::Store>& store() const noexcept { return store_; }
+
+ private:
+  template <class Start>
+  void run(const char* what, Start&& start) const {
+    try {
+      auto work = start();
+      work->wait();
+    } catch (const std::exception& e) {
+      throw error(fmt::format(
+          "hookforge::dist: {} failed on rank {} of {} ({}): {} — every rank must run the same collectives in "
+          "the same order; a rank that stopped or took another path leaves the others waiting up to the "
+          "timeout ({} s)",
+          what, rank_, world_, backend_name(), detail::message_of(e),
+          std::chrono::duration<double>(timeout_).count()));
+    }
+  }
+
+  /// `tensor` itself when the backend can work on it in place, else a contiguous copy on device_.
+  torch::Tensor staged(const torch::Tensor& tensor) const {
+    if (tensor.device() == device_ && tensor.is_contiguous()) return tensor;
+    return tensor.to(device_, /*non_blocking=*/false, /*copy=*/true).contiguous();
+  }
+  static void unstage(const torch::Tensor& result, torch::Tensor& tensor) {
+    if (!result.is_same(tensor)) tensor.copy_(result);
+  }
+
+  c10::intrusive_ptr<backend_type> backend_;
+  c10::intrusive_ptr<c10d::Store> store_;
+  std::chrono::milliseconds timeout_{0};
+  torch::Device device_ = torch::kCPU;
+  int rank_ = 0;
+  int world_ = 1;
+};
+
+}  // namespace hookforge::dist

@@ -1,0 +1,395 @@
+// hookforge/hooks/metrics_plot.hpp — MetricsPlot: the run's metrics.csv (LossLogger's) drawn
+// per epoch to metrics.png with gnuplot: one panel of losses, one of PSNRs.
+//
+//   hookforge::LossLogger logger;
+//   hookforge::MetricsPlot plot;                        // or ({.interval = 5})
+//   hookforge::Trainer trainer(model, train, val, {.epochs = 30, .work_dir = "runs/a"},
+//                              hookforge::ref(logger), hookforge::ref(plot));
+//
+// At on_trainer_epoch_finished (every `interval` epochs) and at on_training_finished (when
+// the last epoch was not drawn yet) it reads `<dir>/metrics.csv` and draws `<dir>/metrics.png`
+// (dir: `out_dir`, default the trainer's work_dir): x is the `epoch` column; a panel per
+// word of `panels` (default "loss" and "psnr") holds every column whose name contains the
+// word, ignoring case (train_loss and val_loss; val_psnr and val_bicubic_psnr). A panel
+// with no such column is left out; a panel whose values are all positive and span a
+// factor of 10 or more has a logarithmic y axis. Empty, NaN and infinite cells are skipped,
+// so a score validated every N epochs is one line through its points.
+//
+// gnuplot (Debian: gnuplot-nox) runs as a child process (posix_spawnp, no shell) on a script
+// in a temporary file, and draws into the temporary file of an atomic write
+// (torch/io/atomic_file.hpp: `metrics.png.tmp.<pid>`, renamed over metrics.png), so a reader
+// never sees half a PNG. Nothing it does stops training: gnuplot missing from PATH is one
+// warning (hookforge::warn) and no more attempts; gnuplot failing (its exit status and last
+// line of output), running past `timeout_seconds` (killed), a missing CSV or one without
+// an `epoch` column are warnings, each said once while it repeats.
+// Priority LOWEST: LossLogger (BELOW_NORMAL) has written the epoch's row, and
+// CheckpointSaver (VERY_LOW) the epoch's checkpoint, before it draws.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "hookforge/core/binding.hpp"
+#include "hookforge/core/points.hpp"
+#include "hookforge/core/priority.hpp"
+#include "hookforge/core/runtime/warning.hpp"
+#include "hookforge/hooks/loss_logger.hpp"
+#include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/runners/trainer.hpp"
+
+extern char** environ;
+
+namespace hookforge {
+
+/// MetricsPlot's options.
+struct metrics_plot_options {
+  std::int64_t interval = 1;           ///< draw every N epochs; 0: only at on_training_finished
+  std::filesystem::path out_dir = {};  ///< folder of metrics.csv and the image; empty: the trainer's work_dir
+  std::string csv = "metrics.csv";     ///< the table read, in out_dir
+  std::string filename = "metrics.png";
+  std::vector<std::string> panels = {"loss", "psnr"};  ///< a panel per word: the columns holding it
+  std::int64_t width = 960;            ///< pixels
+  std::int64_t panel_height = 360;     ///< pixels per panel
+  std::string gnuplot = "gnuplot";     ///< the program, looked up in PATH
+  double timeout_seconds = 60;         ///< gnuplot is killed past this
+};
+
+namespace detail::plot {
+
+/// One curve: a column's finite values by epoch.
+struct series {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+};
+
+struct panel {
+  std::string word;
+  std::vector<series> curves;
+};
+
+inline std::optional<double> number(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+inline std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// The panels of a CSV table (header first) with `epoch` as x; nullopt without an epoch column.
+inline std::optional<std::vector<panel>> panels_of(const std::vector<std::vector<std::string>>& records,
+                                                   const std::vector<std::string>& words) {
+  if (records.empty()) return std::nullopt;
+  const auto& header = records.front();
+  const auto epoch_at = std::find(header.begin(), header.end(), "epoch");
+  if (epoch_at == header.end()) return std::nullopt;
+  const auto x = static_cast<std::size_t>(epoch_at - header.begin());
+  std::vector<panel> out;
+  for (const auto& word : words) {
+    panel p{word, {}};
+    const auto key = lower(word);
+    for (std::size_t column = 0; column < header.size(); ++column) {
+      if (column == x || key.empty() || lower(header[column]).find(key) == std::string::npos) continue;
+      series s{header[column], {}};
+      for (std::size_t i = 1; i < records.size(); ++i) {
+        const auto& r = records[i];
+        if (r.size() <= std::max(x, column)) continue;
+        auto ex = number(r[x]), ey = number(r[column]);
+        if (ex && ey) s.points.emplace_back(*ex, *ey);
+      }
+      if (!s.points.empty()) p.curves.push_back(std::move(s));
+    }
+    if (!p.curves.empty()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+/// A gnuplot string literal: single quotes (where only '' is special), no control characters.
+inline std::string quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'')
+      out += "''";
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += ' ';
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+/// The gnuplot script drawing `panels` into `output`.
+inline std::string script(const std::vector<panel>& panels, const std::filesystem::path& output,
+                          const metrics_plot_options& o) {
+  std::string s = fmt::format("set terminal pngcairo size {},{} noenhanced font ',10'\nset output {}\n", o.width,
+                              o.panel_height * static_cast<std::int64_t>(panels.size()), quote(output.string()));
+  std::size_t block = 0;
+  for (const auto& p : panels)
+    for (const auto& c : p.curves) {
+      s += fmt::format("$s{} << EOD\n", block++);
+      for (const auto& [x, y] : c.points) s += fmt::format("{} {}\n", x, y);
+      s += "EOD\n";
+    }
+  if (panels.size() > 1) s += fmt::format("set multiplot layout {},1\n", panels.size());
+  // Fixed margins line the panels' x axes up whatever their tick labels and keys.
+  s += "set grid\nset lmargin 10\nset rmargin 24\nset key outside right top\nset xlabel 'epoch'\n";
+  double first = std::numeric_limits<double>::infinity(), last = -first;
+  for (const auto& p : panels)
+    for (const auto& c : p.curves)
+      for (const auto& [x, y] : c.points) first = std::min(first, x), last = std::max(last, x);
+  s += last - first <= 15 ? "set xtics 1 nomirror\n" : "set xtics nomirror\n";  // whole epochs
+  block = 0;
+  for (const auto& p : panels) {
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    for (const auto& c : p.curves)
+      for (const auto& [x, y] : c.points) low = std::min(low, y), high = std::max(high, y);
+    s += low > 0 && high >= 10 * low ? "set logscale y\n" : "unset logscale y\n";
+    s += fmt::format("set ylabel {}\nset title {}\nplot ", quote(p.word), quote(p.word));
+    for (std::size_t i = 0; i < p.curves.size(); ++i)
+      s += fmt::format("{}$s{} using 1:2 with linespoints pointtype 7 pointsize 0.6 title {}", i ? ", " : "",
+                       block++, quote(p.curves[i].name));
+    s += "\n";
+  }
+  if (panels.size() > 1) s += "unset multiplot\n";
+  return s + "unset output\n";
+}
+
+/// A temporary file that removes itself.
+class temp_file {
+ public:
+  explicit temp_file(std::string_view stem) {
+    std::string name = (std::filesystem::temp_directory_path() / (std::string(stem) + "-XXXXXX")).string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) throw std::system_error(errno, std::generic_category(), "MetricsPlot: cannot create a temporary file");
+    ::close(fd);
+    path_ = name;
+  }
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+  ~temp_file() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// What running a program gave.
+struct run_result {
+  bool started = false;
+  int spawn_error = 0;  ///< posix_spawnp's error when not started (ENOENT: not in PATH)
+  std::string status;   ///< "" for exit status 0; else "exit status N", "signal N", "no exit within N s (killed)"
+  std::string output;   ///< its stdout and stderr together
+};
+
+/// Run `argv` (looked up in PATH, no shell) with stdin from /dev/null, its output collected,
+/// killed past `timeout_seconds`.
+inline run_result run(const std::vector<std::string>& argv, double timeout_seconds) {
+  run_result result;
+  temp_file log("hookforge-plot-log");
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, 1, log.path().c_str(), O_WRONLY | O_TRUNC, 0);
+  ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) {
+    result.spawn_error = error;
+    return result;
+  }
+  result.started = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      result.status = fmt::format("waitpid failed: {}", std::strerror(errno));
+      return result;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      result.status = fmt::format("no exit within {} s (killed)", timeout_seconds);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (result.status.empty()) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+      result.status = fmt::format("exit status {}", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+      result.status = fmt::format("signal {}", WTERMSIG(status));
+  }
+  result.output = logger::read_text(log.path());
+  return result;
+}
+
+/// The last non-empty line of `text`.
+inline std::string last_line(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  const auto start = text.find_last_of('\n');
+  return std::string(start == std::string_view::npos ? text : text.substr(start + 1));
+}
+
+}  // namespace detail::plot
+
+class MetricsPlot {
+ public:
+  static constexpr int priority = priority::LOWEST;
+
+  explicit MetricsPlot(metrics_plot_options options = {}) : options_(std::move(options)) {
+    const auto& o = options_;
+    if (o.interval < 0)
+      throw std::invalid_argument(
+          fmt::format("MetricsPlot: interval must be >= 0 (0: only at the end of training), got {}", o.interval));
+    if (o.csv.empty()) throw std::invalid_argument("MetricsPlot: csv must name a file, got an empty name");
+    if (o.filename.empty()) throw std::invalid_argument("MetricsPlot: filename must name a file, got an empty name");
+    if (o.panels.empty()) throw std::invalid_argument("MetricsPlot: panels must name at least one word, got none");
+    for (const auto& word : o.panels)
+      if (word.empty()) throw std::invalid_argument("MetricsPlot: panels must be words, got an empty one");
+    if (o.width < 16 || o.width > 10000 || o.panel_height < 16 || o.panel_height > 10000)
+      throw std::invalid_argument(fmt::format(
+          "MetricsPlot: width and panel_height must be in [16, 10000] pixels, got {} and {}", o.width,
+          o.panel_height));
+    if (o.gnuplot.empty()) throw std::invalid_argument("MetricsPlot: gnuplot must name a program, got an empty name");
+    if (!(o.timeout_seconds > 0))
+      throw std::invalid_argument(fmt::format("MetricsPlot: timeout_seconds must be > 0, got {}", o.timeout_seconds));
+  }
+
+  /// At on_trainer_epoch_finished: draw every `interval` epochs.
+  void plot(TrainerContext& ctx, points::on_trainer_epoch_finished) {
+    if (options_.interval > 0 && ctx.completed_epochs % options_.interval == 0) draw_epoch(ctx);
+  }
+  /// At on_training_finished: draw the last epoch, unless it was.
+  void plot(TrainerContext& ctx, points::on_training_finished) {
+    if (ctx.completed_epochs > 0 && drawn_epochs_ != ctx.completed_epochs) draw_epoch(ctx);
+  }
+
+  /// Draw the image now from `dir`'s CSV. True when the image was written; otherwise a
+  /// warning said why (once while the reason repeats).
+  bool draw(const std::filesystem::path& dir) {
+    if (disabled_) return false;
+    const auto csv = dir / options_.csv, image = dir / options_.filename;
+    if (!std::filesystem::exists(csv))
+      return fail(fmt::format("MetricsPlot: no '{}' to draw (attach a LossLogger); no {}", csv.string(),
+                              options_.filename));
+    auto panels = detail::plot::panels_of(detail::logger::parse_csv(detail::logger::read_text(csv)), options_.panels);
+    if (!panels) return fail(fmt::format("MetricsPlot: '{}' has no epoch column; no {}", csv.string(), options_.filename));
+    if (panels->empty()) return false;  // nothing to draw yet
+    try {
+      write_file_atomically(image, [&](const std::filesystem::path& tmp) {
+        detail::plot::temp_file script("hookforge-plot-gp");
+        {
+          std::ofstream out(script.path(), std::ios::binary);
+          out << detail::plot::script(*panels, tmp, options_);
+          if (!out.flush()) throw std::runtime_error("cannot write the gnuplot script");
+        }
+        auto ran = detail::plot::run({options_.gnuplot, script.path().string()}, options_.timeout_seconds);
+        if (!ran.started) throw spawn_failure(ran.spawn_error);
+        if (!ran.status.empty()) {
+          auto last = detail::plot::last_line(ran.output);
+          throw std::runtime_error(fmt::format("{} failed: {}{}", options_.gnuplot, ran.status,
+                                               last.empty() ? std::string() : ": " + last));
+        }
+        std::error_code ec;
+        if (std::filesystem::file_size(tmp, ec) == 0 || ec)
+          throw std::runtime_error(fmt::format("{} wrote no image", options_.gnuplot));
+      });
+    } catch (const spawn_failure& e) {
+      disabled_ = true;
+      warn(e.error == ENOENT
+               ? fmt::format("MetricsPlot: '{}' not found in PATH (Debian: gnuplot-nox); no {} is drawn",
+                             options_.gnuplot, options_.filename)
+               : fmt::format("MetricsPlot: cannot start '{}': {}; no {} is drawn", options_.gnuplot,
+                             std::strerror(e.error), options_.filename));
+      return false;
+    } catch (const std::exception& e) {
+      return fail(fmt::format("MetricsPlot: no {}: {}", image.string(), e.what()));
+    }
+    last_warning_.clear();
+    ++drawn_;
+    return true;
+  }
+
+  /// The folder the files are in for a trainer context.
+  std::filesystem::path directory(const TrainerContext& ctx) const {
+    if (!options_.out_dir.empty()) return options_.out_dir;
+    return ctx.work_dir.empty() ? std::filesystem::path(".") : ctx.work_dir;
+  }
+
+  /// Images written so far.
+  std::int64_t drawn() const { return drawn_; }
+  const metrics_plot_options& options() const { return options_; }
+
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(plot, points::on_trainer_epoch_finished, points::on_training_finished));
+
+ private:
+  struct spawn_failure : std::exception {
+    int error;
+    explicit spawn_failure(int e) : error(e) {}
+    const char* what() const noexcept override { return "spawn failure"; }
+  };
+
+  void draw_epoch(const TrainerContext& ctx) {
+    drawn_epochs_ = ctx.completed_epochs;
+    (void)draw(directory(ctx));
+  }
+
+  bool fail(std::string message) {
+    if (message != last_warning_) warn(message);
+    last_warning_ = std::move(message);
+    return false;
+  }
+
+  metrics_plot_options options_;
+  bool disabled_ = false;
+  std::int64_t drawn_epochs_ = -1;
+  std::int64_t drawn_ = 0;
+  std::string last_warning_;
+};
+
+}  // namespace hookforge

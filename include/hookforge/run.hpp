@@ -1,0 +1,22 @@
+// hookforge/run.hpp — config-driven runs (target hookforge::run): the torch layer's object
+// kinds (model, optimizer, scheduler, stop_condition, loss, metric, dataset, loader), the
+// components (training and validation runners, GAN runner, Trainer) with hooks from the
+// config, and hookforge-run's command line (run::main). See docs/config.md.
+#pragma once
+
+#include "hookforge/run/values.hpp"  // first: parameter tables show enum and pair defaults
+
+#include "hookforge/yaml.hpp"
+#include "hookforge/run/dataset.hpp"
+#include "hookforge/run/hooks.hpp"
+#include "hookforge/run/loader.hpp"
+#include "hookforge/run/loss.hpp"
+#include "hookforge/run/main.hpp"
+#include "hookforge/run/metric.hpp"
+#include "hookforge/run/model.hpp"
+#include "hookforge/run/optimizer.hpp"
+#include "hookforge/run/registrations.hpp"
+#include "hookforge/run/runners.hpp"
+#include "hookforge/run/scheduler.hpp"
+#include "hookforge/run/settings.hpp"
+#include "hookforge/run/trainer.hpp"

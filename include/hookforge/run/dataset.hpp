@@ -1,0 +1,66 @@
+// hookforge/run/dataset.hpp — the dataset kind: samples built from a config, type-erased.
+//
+//   data:
+//     train: {_target: Sine, params: {count: 512, seed: 1}}
+//
+// A dataset entry builds a `std::shared_ptr<hookforge::run::Dataset>`: size() and get(i),
+// as any hookforge::dataset (torch/data/dataset.hpp). `any_dataset` is the cheap-to-copy
+// handle a DataLoader holds. Register a dataset class with `dataset_of`:
+//
+//   HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", hookforge::run::dataset_of<hookforge::ProceduralImages>,
+//                         hookforge::config::options<hookforge::procedural_images_options>(...));
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "hookforge/config/register.hpp"
+#include "hookforge/torch/data/dataset.hpp"
+#include "hookforge/torch/data/entry.hpp"
+
+namespace hookforge::run {
+
+/// What a dataset entry builds. get() may be called from several threads at once (loader workers).
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  virtual std::size_t size() const = 0;
+  virtual Entry get(std::size_t index) const = 0;
+};
+
+/// A hookforge::dataset D as a Dataset.
+template <hookforge::dataset D>
+class dataset_of final : public Dataset {
+ public:
+  template <class... A>
+    requires(std::constructible_from<D, A...> &&
+             !(sizeof...(A) == 1 && (std::is_same_v<std::remove_cvref_t<A>, dataset_of> && ...)))
+  explicit dataset_of(A&&... args) : data_(std::forward<A>(args)...) {}
+  std::size_t size() const override { return static_cast<std::size_t>(data_.size()); }
+  Entry get(std::size_t index) const override { return data_.get(index); }
+  const D& data() const { return data_; }
+
+ private:
+  D data_;
+};
+
+/// A shared Dataset as a hookforge::dataset (copies share it).
+class any_dataset {
+ public:
+  explicit any_dataset(std::shared_ptr<const Dataset> data) : data_(std::move(data)) {
+    if (!data_) throw std::invalid_argument("any_dataset: the dataset is null");
+  }
+  std::size_t size() const { return data_->size(); }
+  Entry get(std::size_t index) const { return data_->get(index); }
+
+ private:
+  std::shared_ptr<const Dataset> data_;
+};
+
+}  // namespace hookforge::run
+
+HOOKFORGE_DECLARE_KIND(dataset, hookforge::run::Dataset);

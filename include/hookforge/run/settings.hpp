@@ -1,0 +1,49 @@
+// hookforge/run/settings.hpp — what a config-driven run decides before anything is built.
+//
+// hookforge-run reads the config's `system` section (and --device, --output) first, then
+// builds the run. What every component needs from it — the device models are moved to
+// and batches are moved to, the work directory hooks write in, the default for mixed
+// precision — is set here before the builder runs, and read by the registered classes
+// while they are built:
+//
+//   hookforge::run::settings().device = torch::kCUDA;   // hookforge::run::main does this
+//   auto trainer = builder.get<std::shared_ptr<hookforge::run::Trainer>>("trainer");
+//
+// A program that builds components itself (a test) may set them the same way; the
+// defaults are the CPU, "." and no mixed precision.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <utility>
+
+#include <torch/types.h>
+
+namespace hookforge::run {
+
+struct run_settings {
+  torch::Device device = torch::kCPU;  ///< where models live and batches go
+  std::filesystem::path work_dir = ".";  ///< the trainer's work_dir (checkpoints, metrics)
+  bool mixed_precision = false;         ///< the runners' default for mixed_precision
+};
+
+/// The settings of the run being built (one per process).
+inline run_settings& settings() {
+  static run_settings s;
+  return s;
+}
+
+/// `object`, keeping `owner` alive as long as it is held: an optimiser keeps its model,
+/// a scheduler its optimiser. `owner` is released after `object` is destroyed.
+template <class T, class Owner>
+std::shared_ptr<T> keep_alive(std::shared_ptr<T> object, Owner owner) {
+  struct both {
+    Owner owner;  // destroyed last
+    std::shared_ptr<T> object;
+  };
+  T* raw = object.get();
+  auto holder = std::make_shared<both>(both{std::move(owner), std::move(object)});
+  return std::shared_ptr<T>(std::move(holder), raw);
+}
+
+}  // namespace hookforge::run

@@ -1,0 +1,230 @@
+// hookforge/run/trainer.hpp — the Trainer component of a config: the epoch loop over the
+// configured runners, loaders and losses, with its own hooks.
+//
+//   trainer:
+//     _target: Trainer
+//     params:
+//       model: ${ref:model}
+//       training_runner: ${ref:training_runner}
+//       validation_runner: ${ref:validation_runner}     # optional
+//       train_loader: ${ref:loaders.train}
+//       val_loader: ${ref:loaders.val}                   # with a validation runner
+//       loss: ${ref:loss}                                # training (TrainingEpochRunner) and validation
+//       val_loss: ${ref:val_loss}                        # optional: validation's own
+//       epochs: 10
+//       scheduler: ${ref:scheduler}                      # optional
+//       stop: {_target: ValidationLossDidNotImprove, params: {patience: 5}}   # optional
+//       monitor: loss
+//       hooks: [{_target: CheckpointSaver, params: {max_keep_ckpts: 3}}]
+//
+// Built, it holds a hookforge::Trainer over the training runner's concrete type (made by
+// TrainingRunner::make_session), with its hooks attached: everything is checked before
+// anything runs. fit() trains; load_checkpoint() restores a run that a CheckpointSaver
+// saved, and fit() then continues it exactly. The work directory is settings().work_dir
+// (hookforge-run: system.work_dir or --output).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "hookforge/config/hooks.hpp"
+#include "hookforge/config/register.hpp"
+#include "hookforge/core/points.hpp"
+#include "hookforge/core/runtime/runtime_hooks.hpp"
+#include "hookforge/run/loader.hpp"
+#include "hookforge/run/loss.hpp"
+#include "hookforge/run/model.hpp"
+#include "hookforge/run/runners.hpp"
+#include "hookforge/run/scheduler.hpp"
+#include "hookforge/run/settings.hpp"
+#include "hookforge/torch/runners/trainer.hpp"
+
+namespace hookforge::run {
+
+/// The Trainer's points and context, for the hook list of its entry (the same for every
+/// hookforge::Trainer type).
+struct trainer_shape {
+  using hook_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
+                                 points::on_training_finished, points::on_before_save_checkpoint,
+                                 points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+  using Ctx = TrainerContext;
+  static constexpr std::string_view runner_name = "Trainer";
+};
+
+using trainer_hook_list = config::hook_list<trainer_shape>;
+
+/// What the Trainer component gives a training runner to make its session from.
+struct session_inputs {
+  std::shared_ptr<Model> model;
+  ValidationRunner* validation = nullptr;  ///< null: no validation
+  std::shared_ptr<Loader> train_loader, val_loader;
+  std::shared_ptr<Loss> loss;      ///< the training criterion (TrainingEpochRunner); may be null for a GAN
+  std::shared_ptr<Loss> val_loss;  ///< validation's criterion (loss unless given)
+  trainer_options options;
+};
+
+/// A hookforge::Trainer over concrete runner types, behind one interface.
+class session {
+ public:
+  virtual ~session() = default;
+  virtual void attach(const trainer_hook_list& hooks) = 0;
+  virtual fit_result fit() = 0;
+  virtual void load_checkpoint(const std::filesystem::path& path) = 0;
+  virtual void save_checkpoint(const std::filesystem::path& path) = 0;
+  /// Every component's binding table: the trainer's, then each runner's.
+  virtual std::string format_bindings() const = 0;
+  virtual std::int64_t completed_epochs() const = 0;
+};
+
+/// The model as a session keeps it: `get()` is what the Trainer and training runner take.
+struct single_model {
+  std::shared_ptr<Model> model;
+  Model& get() { return *model; }
+};
+struct gan_model_pair {
+  std::shared_ptr<Model> generator, discriminator;
+  gan_models<Model, Model> models{*generator, *discriminator};
+  gan_models<Model, Model>& get() { return models; }
+};
+
+template <class Holder, class TrainRunner, class ValRunner, class TrainCriterion>
+class trainer_session final : public session {
+  static constexpr bool validates = !std::is_same_v<ValRunner, no_validation>;
+  using model_type = std::remove_reference_t<decltype(std::declval<Holder&>().get())>;
+  using trainer_type = hookforge::Trainer<model_type, TrainRunner, ValRunner, runtime_hooks>;
+  static_assert(std::is_same_v<typename trainer_type::hook_points, trainer_shape::hook_points>,
+                "hookforge::run::trainer_shape must list the Trainer's points");
+
+ public:
+  trainer_session(Holder holder, TrainRunner& train, ValRunner* validation, const session_inputs& in,
+                  TrainCriterion criterion)
+      : holder_(std::move(holder)),
+        in_(in),
+        train_criterion_(std::move(criterion)),
+        val_criterion_{in.val_loss},
+        trainer_(holder_.get(), train, validation_arg(validation), in.options, runtime_hooks{}) {}
+
+  void attach(const trainer_hook_list& hooks) override { config::attach_all(trainer_.hooks(), hooks); }
+
+  fit_result fit() override {
+    auto& train_loader = in_.train_loader->loader();
+    if constexpr (validates)
+      return trainer_.fit(train_loader, in_.val_loader->loader(), train_criterion_, val_criterion_);
+    else
+      return trainer_.fit(train_loader, no_validation{}, train_criterion_, train_criterion_);
+  }
+  void load_checkpoint(const std::filesystem::path& path) override { trainer_.load_checkpoint(path); }
+  void save_checkpoint(const std::filesystem::path& path) override { trainer_.save_checkpoint(path); }
+  std::string format_bindings() const override { return trainer_.format_bindings(); }
+  std::int64_t completed_epochs() const override { return trainer_.completed_epochs(); }
+
+ private:
+  static auto validation_arg(ValRunner* validation) -> std::conditional_t<validates, ValRunner&, no_validation> {
+    if constexpr (validates)
+      return *validation;
+    else
+      return no_validation{};
+  }
+
+  Holder holder_;
+  session_inputs in_;
+  TrainCriterion train_criterion_;
+  loss_fn val_criterion_;
+  trainer_type trainer_;
+};
+
+/// The session for a training runner `train` of a concrete type: with the validation
+/// runner of `in` or without one.
+template <class Holder, class TrainRunner, class TrainCriterion>
+std::unique_ptr<session> make_trainer_session(Holder holder, TrainRunner& train, const session_inputs& in,
+                                              TrainCriterion criterion) {
+  if (in.validation != nullptr)
+    return std::make_unique<trainer_session<Holder, TrainRunner, validation_runner_type, TrainCriterion>>(
+        std::move(holder), train, &in.validation->runner(), in, std::move(criterion));
+  return std::make_unique<trainer_session<Holder, TrainRunner, no_validation, TrainCriterion>>(
+      std::move(holder), train, nullptr, in, std::move(criterion));
+}
+
+template <class... Static>
+std::unique_ptr<session> epoch_training_component<Static...>::make_session(const session_inputs& in) {
+  if (!in.loss) throw std::invalid_argument("Trainer: loss must be given (the criterion TrainingEpochRunner trains with)");
+  return make_trainer_session(single_model{in.model}, runner_, in, loss_fn{in.loss});
+}
+
+inline std::unique_ptr<session> GANRunnerComponent::make_session(const session_inputs& in) {
+  if (in.model == discriminator_)
+    throw std::invalid_argument("Trainer: the model (the generator) and GANTrainingRunner's discriminator are the same object");
+  return make_trainer_session(gan_model_pair{in.model, discriminator_}, runner_, in,
+                              gan_criteria<loss_fn, loss_fn>{loss_fn{d_loss_}, loss_fn{g_loss_}});
+}
+
+struct trainer_config {
+  std::shared_ptr<Model> model{};
+  std::shared_ptr<TrainingRunner> training_runner{};
+  std::shared_ptr<ValidationRunner> validation_runner{};
+  std::shared_ptr<Loader> train_loader{};
+  std::shared_ptr<Loader> val_loader{};
+  std::shared_ptr<Loss> loss{};
+  std::shared_ptr<Loss> val_loss{};
+  std::int64_t epochs = 1;
+  std::int64_t val_interval = 1;
+  std::shared_ptr<lr_scheduler> scheduler{};
+  std::shared_ptr<stop_condition> stop{};
+  std::string monitor = "loss";
+  trainer_hook_list hooks{};
+};
+
+/// What a trainer entry builds (see the top of this header).
+class TrainerComponent {
+ public:
+  explicit TrainerComponent(trainer_config c) : config_(std::move(c)) {
+    auto& c0 = config_;
+    if (!c0.model) throw std::invalid_argument("Trainer: model must be given");
+    if (!c0.training_runner) throw std::invalid_argument("Trainer: training_runner must be given");
+    if (!c0.train_loader) throw std::invalid_argument("Trainer: train_loader must be given");
+    if (c0.validation_runner && !c0.val_loader)
+      throw std::invalid_argument("Trainer: val_loader must be given with a validation_runner");
+    if (!c0.validation_runner && c0.val_loader)
+      throw std::invalid_argument("Trainer: val_loader is given but no validation_runner");
+    session_inputs in;
+    in.model = c0.model;
+    in.validation = c0.validation_runner.get();
+    in.train_loader = c0.train_loader;
+    in.val_loader = c0.val_loader;
+    in.loss = c0.loss;
+    in.val_loss = c0.val_loss ? c0.val_loss : c0.loss;
+    if (c0.validation_runner && !in.val_loss)
+      throw std::invalid_argument("Trainer: validation needs a loss (loss or val_loss)");
+    in.options = trainer_options{.epochs = c0.epochs,
+                                 .val_interval = c0.val_interval,
+                                 .scheduler = c0.scheduler.get(),
+                                 .stop = c0.stop.get(),
+                                 .monitor = c0.monitor,
+                                 .work_dir = settings().work_dir};
+    session_ = c0.training_runner->make_session(in);
+    session_->attach(c0.hooks);
+  }
+  TrainerComponent(const TrainerComponent&) = delete;
+  TrainerComponent& operator=(const TrainerComponent&) = delete;
+
+  fit_result fit() { return session_->fit(); }
+  void load_checkpoint(const std::filesystem::path& path) { session_->load_checkpoint(path); }
+  void save_checkpoint(const std::filesystem::path& path) { session_->save_checkpoint(path); }
+  std::string format_bindings() const { return session_->format_bindings(); }
+  std::int64_t completed_epochs() const { return session_->completed_epochs(); }
+  const trainer_config& config() const { return config_; }
+
+ private:
+  trainer_config config_;
+  std::unique_ptr<session> session_;
+};
+
+}  // namespace hookforge::run
+
+HOOKFORGE_DECLARE_KIND(trainer, hookforge::run::TrainerComponent);

@@ -1,0 +1,46 @@
+// hookforge/torch/losses/charbonnier.hpp — the Charbonnier loss, a differentiable L1.
+//
+//   Charbonnier = mean over every element of the batch of sqrt((output - target)^2 + eps^2)
+//
+// Close to |output - target| for differences much larger than eps and smooth (quadratic)
+// near 0, so its gradient is defined everywhere; as LapSRN (Lai et al. 2017) and BasicSR's
+// CharbonnierLoss, eps = 1e-3 by default. Its minimum is eps (at output == target), not 0.
+//
+//   hookforge::CharbonnierLoss criterion;                 // "output" vs "target", eps 1e-3
+//   hookforge::CharbonnierLoss{.eps = 1e-6}
+//
+// Fields and shapes as pixel_loss.hpp says.
+#pragma once
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+#include <torch/types.h>
+
+#include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/losses/pixel_loss.hpp"
+
+namespace hookforge {
+
+struct CharbonnierLoss {
+  double eps = 1e-3;  ///< > 0 and finite
+  std::string output_field = "output";
+  std::string target_field = "target";
+
+  /// std::invalid_argument for an eps that is not > 0 and finite.
+  void validate() const {
+    if (!(eps > 0) || !std::isfinite(eps))
+      throw std::invalid_argument(fmt::format("CharbonnierLoss: eps must be > 0, got {}", eps));
+  }
+
+  /// The batch's mean Charbonnier penalty, a 0-dim tensor.
+  torch::Tensor operator()(const Entry& entry) const {
+    validate();
+    auto [x, y] = detail::loss_fields(entry, "CharbonnierLoss", output_field, target_field);
+    return (x - y).square().add(eps * eps).sqrt().mean();
+  }
+};
+
+}  // namespace hookforge

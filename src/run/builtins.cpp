@@ -1,0 +1,355 @@
+// The built-in classes a run's config can name: every HOOKFORGE_REGISTER of the torch layer's
+// objects (models, optimisers, schedulers, stop conditions, losses, metrics, datasets,
+// loaders) and of the built-in hooks, with the contexts each hook serves. The components
+// (runners, trainer) are registered in components.cpp. link_builtins() is called by
+// hookforge::run::main so that this object file, and with it the registrations, is linked
+// from the static library.
+#include "hookforge/run/values.hpp"  // first: the parameter tables show enum and pair defaults
+
+#include "hookforge/hooks.hpp"
+#include "hookforge/run/dataset.hpp"
+#include "hookforge/run/hooks.hpp"
+#include "hookforge/run/loader.hpp"
+#include "hookforge/run/loss.hpp"
+#include "hookforge/run/metric.hpp"
+#include "hookforge/run/model.hpp"
+#include "hookforge/run/optimizer.hpp"
+#include "hookforge/run/registrations.hpp"
+#include "hookforge/run/scheduler.hpp"
+#include "hookforge/torch/data/procedural_images.hpp"
+#include "hookforge/torch/data/sine.hpp"
+#include "hookforge/torch/losses/adversarial.hpp"
+#include "hookforge/torch/losses/charbonnier.hpp"
+#include "hookforge/torch/losses/l1.hpp"
+#include "hookforge/torch/losses/mse.hpp"
+#include "hookforge/torch/metrics/accuracy.hpp"
+#include "hookforge/torch/metrics/mae.hpp"
+#include "hookforge/torch/metrics/mse.hpp"
+#include "hookforge/torch/metrics/psnr.hpp"
+#include "hookforge/torch/metrics/ssim.hpp"
+#include "hookforge/torch/models/espcn.hpp"
+#include "hookforge/torch/models/mlp.hpp"
+#include "hookforge/torch/models/patch_discriminator.hpp"
+
+namespace cfg = hookforge::config;
+namespace run = hookforge::run;
+using namespace hookforge;
+
+namespace hookforge::config::kinds {
+/// LossLogger writes the trainer's epoch rows and a training runner's step rows.
+using logger_hook = hook_kind<TrainerContext, TrainingContext>;
+}  // namespace hookforge::config::kinds
+
+namespace {
+using optimizer_ptr = std::shared_ptr<torch::optim::Optimizer>;
+using model_ptr = std::shared_ptr<run::Model>;
+
+optimizer_ptr require_optimizer(optimizer_ptr o, const char* who) {
+  if (!o) throw std::invalid_argument(std::string(who) + ": optimizer must be given");
+  return o;
+}
+
+/// Adam's and AdamW's parameters (their configs differ in weight_decay's default).
+template <class C>
+auto adam_options() {
+  return cfg::options<C>(cfg::field("model", &C::model, cfg::required), cfg::field("lr", &C::lr),
+                         cfg::field("betas", &C::betas), cfg::field("eps", &C::eps),
+                         cfg::field("weight_decay", &C::weight_decay), cfg::field("amsgrad", &C::amsgrad));
+}
+
+/// A loss comparing two fields of the batch.
+template <class L>
+auto field_pair_options() {
+  return cfg::options<L>(cfg::field("output_field", &L::output_field), cfg::field("target_field", &L::target_field));
+}
+
+/// PSNR's and SSIM's parameters.
+template <class M>
+auto image_metric_options() {
+  return cfg::options<M>(cfg::field("data_range", &M::data_range), cfg::field("crop_border", &M::crop_border),
+                         cfg::field("output_field", &M::output_field), cfg::field("target_field", &M::target_field),
+                         cfg::field("name", &M::name));
+}
+
+/// A scheduler over `o`, keeping it alive.
+template <class S, class... A>
+std::shared_ptr<S> scheduler(const char* who, optimizer_ptr o, A&&... args) {
+  o = require_optimizer(std::move(o), who);
+  return run::keep_alive(std::make_shared<S>(*o, std::forward<A>(args)...), o);
+}
+}  // namespace
+
+// --- models ----------------------------------------------------------------------------------
+
+HOOKFORGE_REGISTER_AS(model, "ESPCN", run::module_model<ESPCN>,
+                      cfg::options<espcn_options>(cfg::field("scale", &espcn_options::scale),
+                                                  cfg::field("channels", &espcn_options::channels),
+                                                  cfg::field("features", &espcn_options::features),
+                                                  cfg::field("residual", &espcn_options::residual),
+                                                  cfg::field("input_field", &espcn_options::input_field)));
+HOOKFORGE_REGISTER_AS(model, "MLP", run::module_model<MLP>,
+                      cfg::options<mlp_options>(cfg::field("in_features", &mlp_options::in_features),
+                                                cfg::field("hidden", &mlp_options::hidden),
+                                                cfg::field("out_features", &mlp_options::out_features),
+                                                cfg::field("activation", &mlp_options::activation),
+                                                cfg::field("input_field", &mlp_options::input_field)));
+HOOKFORGE_REGISTER_AS(
+    model, "PatchDiscriminator", run::module_model<PatchDiscriminator>,
+    cfg::options<patch_discriminator_options>(cfg::field("channels", &patch_discriminator_options::channels),
+                                              cfg::field("features", &patch_discriminator_options::features),
+                                              cfg::field("layers", &patch_discriminator_options::layers),
+                                              cfg::field("input_field", &patch_discriminator_options::input_field)));
+
+// --- optimisers ------------------------------------------------------------------------------
+
+HOOKFORGE_REGISTER_AS(optimizer, "SGD", torch::optim::SGD, cfg::factory(&run::make_sgd),
+                      cfg::options<run::sgd_config>(cfg::field("model", &run::sgd_config::model, cfg::required),
+                                                    cfg::field("lr", &run::sgd_config::lr, cfg::required),
+                                                    cfg::field("momentum", &run::sgd_config::momentum),
+                                                    cfg::field("dampening", &run::sgd_config::dampening),
+                                                    cfg::field("weight_decay", &run::sgd_config::weight_decay),
+                                                    cfg::field("nesterov", &run::sgd_config::nesterov)));
+HOOKFORGE_REGISTER_AS(optimizer, "Adam", torch::optim::Adam, cfg::factory(&run::make_adam),
+                      adam_options<run::adam_config>());
+HOOKFORGE_REGISTER_AS(optimizer, "AdamW", torch::optim::AdamW, cfg::factory(&run::make_adamw),
+                      adam_options<run::adamw_config>());
+HOOKFORGE_REGISTER_AS(
+    optimizer, "RMSprop", torch::optim::RMSprop, cfg::factory(&run::make_rmsprop),
+    cfg::options<run::rmsprop_config>(cfg::field("model", &run::rmsprop_config::model, cfg::required),
+                                      cfg::field("lr", &run::rmsprop_config::lr),
+                                      cfg::field("alpha", &run::rmsprop_config::alpha),
+                                      cfg::field("eps", &run::rmsprop_config::eps),
+                                      cfg::field("weight_decay", &run::rmsprop_config::weight_decay),
+                                      cfg::field("momentum", &run::rmsprop_config::momentum),
+                                      cfg::field("centered", &run::rmsprop_config::centered)));
+
+// --- schedulers and stop conditions ----------------------------------------------------------
+
+HOOKFORGE_REGISTER(scheduler, ConstantLR,
+                   cfg::factory([](optimizer_ptr o, double factor, std::int64_t total_iters) {
+                     return scheduler<ConstantLR>("ConstantLR", std::move(o), factor, total_iters);
+                   }),
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("factor", 1.0 / 3.0),
+                   cfg::arg<std::int64_t>("total_iters", 5));
+HOOKFORGE_REGISTER(scheduler, CosineAnnealingLR,
+                   cfg::factory([](optimizer_ptr o, std::int64_t T_max, double eta_min) {
+                     return scheduler<CosineAnnealingLR>("CosineAnnealingLR", std::move(o), T_max, eta_min);
+                   }),
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::int64_t>("T_max"),
+                   cfg::arg<double>("eta_min", 0.0));
+HOOKFORGE_REGISTER(scheduler, ExponentialLR,
+                   cfg::factory([](optimizer_ptr o, double gamma) {
+                     return scheduler<ExponentialLR>("ExponentialLR", std::move(o), gamma);
+                   }),
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("gamma"));
+HOOKFORGE_REGISTER(scheduler, LinearLR,
+                   cfg::factory([](optimizer_ptr o, double start_factor, double end_factor, std::int64_t total_iters) {
+                     return scheduler<LinearLR>("LinearLR", std::move(o), start_factor, end_factor, total_iters);
+                   }),
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("start_factor", 1.0 / 3.0),
+                   cfg::arg<double>("end_factor", 1.0), cfg::arg<std::int64_t>("total_iters", 5));
+HOOKFORGE_REGISTER(scheduler, MultiStepLR,
+                   cfg::factory([](optimizer_ptr o, std::vector<std::int64_t> milestones, double gamma) {
+                     return scheduler<MultiStepLR>("MultiStepLR", std::move(o), std::move(milestones), gamma);
+                   }),
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::vector<std::int64_t>>("milestones"),
+                   cfg::arg<double>("gamma", 0.1));
+HOOKFORGE_REGISTER(scheduler, StepLR,
+                   cfg::factory([](optimizer_ptr o, std::int64_t step_size, double gamma) {
+                     return scheduler<StepLR>("StepLR", std::move(o), step_size, gamma);
+                   }),
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::int64_t>("step_size"),
+                   cfg::arg<double>("gamma", 0.1));
+HOOKFORGE_REGISTER(scheduler, ReduceLROnPlateau,
+                   cfg::factory([](optimizer_ptr o, plateau_mode mode, double factor, std::int64_t patience,
+                                   double threshold, plateau_threshold_mode threshold_mode, std::int64_t cooldown,
+                                   double min_lr, std::vector<double> min_lrs, double eps) {
+                     return scheduler<ReduceLROnPlateau>(
+                         "ReduceLROnPlateau", std::move(o),
+                         plateau_options{.mode = mode, .factor = factor, .patience = patience, .threshold = threshold,
+                                         .threshold_mode = threshold_mode, .cooldown = cooldown, .min_lr = min_lr,
+                                         .min_lrs = std::move(min_lrs), .eps = eps});
+                   }),
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<plateau_mode>("mode", plateau_mode::min),
+                   cfg::arg<double>("factor", 0.1), cfg::arg<std::int64_t>("patience", 10),
+                   cfg::arg<double>("threshold", 1e-4),
+                   cfg::arg<plateau_threshold_mode>("threshold_mode", plateau_threshold_mode::rel),
+                   cfg::arg<std::int64_t>("cooldown", 0), cfg::arg<double>("min_lr", 0.0),
+                   cfg::arg<std::vector<double>>("min_lrs", {}), cfg::arg<double>("eps", 1e-8));
+
+HOOKFORGE_REGISTER(stop_condition, ValidationLossDidNotImprove, cfg::arg<std::int64_t>("patience"),
+                   cfg::arg<double>("min_delta", 0.0));
+HOOKFORGE_REGISTER(stop_condition, NoCondition);
+
+// --- losses ----------------------------------------------------------------------------------
+
+HOOKFORGE_REGISTER_AS(loss, "L1", run::criterion_loss<L1Loss>, field_pair_options<L1Loss>());
+HOOKFORGE_REGISTER_AS(loss, "MSE", run::criterion_loss<MSELoss>, field_pair_options<MSELoss>());
+HOOKFORGE_REGISTER_AS(loss, "Charbonnier", run::criterion_loss<CharbonnierLoss>,
+                      cfg::options<CharbonnierLoss>(cfg::field("eps", &CharbonnierLoss::eps),
+                                                    cfg::field("output_field", &CharbonnierLoss::output_field),
+                                                    cfg::field("target_field", &CharbonnierLoss::target_field)));
+HOOKFORGE_REGISTER_AS(loss, "WeightedSum", run::weighted_sum_loss,
+                      cfg::arg<std::vector<run::weighted_term_config>>("terms"));
+HOOKFORGE_REGISTER_AS(loss, "GANDiscriminatorLoss", run::criterion_loss<GANDiscriminatorLoss>,
+                      cfg::options<gan_discriminator_loss_options>(
+                          cfg::field("real_field", &gan_discriminator_loss_options::real_field),
+                          cfg::field("fake_field", &gan_discriminator_loss_options::fake_field)));
+HOOKFORGE_REGISTER_AS(loss, "GANGeneratorLoss", run::criterion_loss<GANGeneratorLoss>,
+                      cfg::options<gan_generator_loss_options>(
+                          cfg::field("fake_field", &gan_generator_loss_options::fake_field),
+                          cfg::field("weight", &gan_generator_loss_options::weight)));
+
+// --- metrics ---------------------------------------------------------------------------------
+
+HOOKFORGE_REGISTER_AS(metric, "PSNR", run::metric_of<PSNR>, image_metric_options<PSNR>());
+HOOKFORGE_REGISTER_AS(metric, "SSIM", run::metric_of<SSIM>, image_metric_options<SSIM>());
+HOOKFORGE_REGISTER_AS(metric, "MAE", run::metric_of<MAE>,
+                      cfg::options<MAE>(cfg::field("output_field", &MAE::output_field),
+                                        cfg::field("target_field", &MAE::target_field),
+                                        cfg::field("name", &MAE::name)));
+HOOKFORGE_REGISTER_AS(metric, "MSE", run::metric_of<MSE>,
+                      cfg::options<MSE>(cfg::field("output_field", &MSE::output_field),
+                                        cfg::field("target_field", &MSE::target_field),
+                                        cfg::field("name", &MSE::name)));
+HOOKFORGE_REGISTER_AS(metric, "Accuracy", run::metric_of<Accuracy>,
+                      cfg::options<Accuracy>(cfg::field("top_k", &Accuracy::top_k),
+                                             cfg::field("output_field", &Accuracy::output_field),
+                                             cfg::field("target_field", &Accuracy::target_field),
+                                             cfg::field("name", &Accuracy::name)));
+
+// --- datasets and loaders --------------------------------------------------------------------
+
+HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", run::dataset_of<ProceduralImages>,
+                      cfg::options<procedural_images_options>(
+                          cfg::field("count", &procedural_images_options::count),
+                          cfg::field("size", &procedural_images_options::size),
+                          cfg::field("scale", &procedural_images_options::scale),
+                          cfg::field("seed", &procedural_images_options::seed)));
+HOOKFORGE_REGISTER_AS(dataset, "Sine", run::dataset_of<SineRegression>,
+                      cfg::options<sine_regression_options>(
+                          cfg::field("count", &sine_regression_options::count),
+                          cfg::field("low", &sine_regression_options::low),
+                          cfg::field("high", &sine_regression_options::high),
+                          cfg::field("noise", &sine_regression_options::noise),
+                          cfg::field("seed", &sine_regression_options::seed)));
+
+HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
+                      cfg::options<run::loader_config>(
+                          cfg::field("dataset", &run::loader_config::dataset, cfg::required),
+                          cfg::field("batch_size", &run::loader_config::batch_size),
+                          cfg::field("shuffle", &run::loader_config::shuffle),
+                          cfg::field("seed", &run::loader_config::seed),
+                          cfg::field("drop_last", &run::loader_config::drop_last),
+                          cfg::field("workers", &run::loader_config::workers)));
+
+// --- hooks -----------------------------------------------------------------------------------
+
+HOOKFORGE_REGISTER(runner_hook, BatchImageSaver,
+                   cfg::options<batch_image_saver_options>(
+                       cfg::field("out_dir", &batch_image_saver_options::out_dir, cfg::required),
+                       cfg::field("fields", &batch_image_saver_options::fields),
+                       cfg::field("batches", &batch_image_saver_options::batches),
+                       cfg::field("every", &batch_image_saver_options::every),
+                       cfg::field("max_images", &batch_image_saver_options::max_images),
+                       cfg::field("value_range", &batch_image_saver_options::value_range)));
+HOOKFORGE_REGISTER(training_hook, CheckInvalidLoss,
+                   cfg::options<check_invalid_loss_options>(
+                       cfg::field("interval", &check_invalid_loss_options::interval),
+                       cfg::field("action", &check_invalid_loss_options::action)));
+HOOKFORGE_REGISTER(trainer_hook, CheckpointSaver,
+                   cfg::options<checkpoint_saver_options>(
+                       cfg::field("interval", &checkpoint_saver_options::interval),
+                       cfg::field("max_keep_ckpts", &checkpoint_saver_options::max_keep_ckpts),
+                       cfg::field("save_last", &checkpoint_saver_options::save_last),
+                       cfg::field("save_begin", &checkpoint_saver_options::save_begin),
+                       cfg::field("save_best", &checkpoint_saver_options::save_best),
+                       cfg::field("rule", &checkpoint_saver_options::rule),
+                       cfg::field("out_dir", &checkpoint_saver_options::out_dir),
+                       cfg::field("filename_tmpl", &checkpoint_saver_options::filename_tmpl),
+                       cfg::field("save_optimizer", &checkpoint_saver_options::save_optimizer),
+                       cfg::field("published_keys", &checkpoint_saver_options::published_keys)));
+HOOKFORGE_REGISTER(gan_hook, DWarmup,
+                   cfg::options<d_warmup_options>(cfg::field("batches", &d_warmup_options::batches)));
+HOOKFORGE_REGISTER(trainer_hook, EarlyStopping,
+                   cfg::options<early_stopping_options>(
+                       cfg::field("monitor", &early_stopping_options::monitor),
+                       cfg::field("rule", &early_stopping_options::rule),
+                       cfg::field("min_delta", &early_stopping_options::min_delta),
+                       cfg::field("patience", &early_stopping_options::patience),
+                       cfg::field("strict", &early_stopping_options::strict),
+                       cfg::field("check_finite", &early_stopping_options::check_finite),
+                       cfg::field("stopping_threshold", &early_stopping_options::stopping_threshold)));
+HOOKFORGE_REGISTER(training_hook, EdgeEnhancedInput,
+                   cfg::options<edge_enhanced_input_options>(
+                       cfg::field("field", &edge_enhanced_input_options::field),
+                       cfg::field("eps", &edge_enhanced_input_options::eps)));
+HOOKFORGE_REGISTER(hook, EMA,
+                   cfg::factory([](model_ptr model, double momentum, std::int64_t begin_iter, bool update_buffers) {
+                     if (!model) throw std::invalid_argument("EMA: model must be given");
+                     auto ema = std::make_shared<EMA>(
+                         model->module(),
+                         ema_options{.momentum = momentum, .begin_iter = begin_iter, .update_buffers = update_buffers});
+                     return run::keep_alive(std::move(ema), model);
+                   }),
+                   cfg::arg<model_ptr>("model"), cfg::arg<double>("momentum", 0.0002),
+                   cfg::arg<std::int64_t>("begin_iter", 0), cfg::arg<bool>("update_buffers", false));
+HOOKFORGE_REGISTER(runner_hook, EmptyCache,
+                   cfg::options<empty_cache_options>(cfg::field("before_epoch", &empty_cache_options::before_epoch),
+                                                     cfg::field("after_epoch", &empty_cache_options::after_epoch),
+                                                     cfg::field("after_step", &empty_cache_options::after_step)));
+HOOKFORGE_REGISTER(training_hook, GradientClip,
+                   cfg::options<gradient_clip_options>(cfg::field("max_norm", &gradient_clip_options::max_norm),
+                                                       cfg::field("norm_type", &gradient_clip_options::norm_type),
+                                                       cfg::field("clip_value", &gradient_clip_options::clip_value),
+                                                       cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
+HOOKFORGE_REGISTER(trainer_hook, HookProfiler,
+                   cfg::factory([](bool print_at_end) {
+                     return std::make_shared<HookProfiler>(hook_profiler_options{.print_at_end = print_at_end});
+                   }),
+                   cfg::arg<bool>("print_at_end", true));
+HOOKFORGE_REGISTER(runner_hook, IterTimer);
+HOOKFORGE_REGISTER(logger_hook, LossLogger,
+                   cfg::factory([](std::int64_t interval, std::filesystem::path out_dir, bool console) {
+                     return LossLogger(loss_logger_options{
+                         .interval = interval, .out_dir = std::move(out_dir), .stream = console ? &std::cout : nullptr});
+                   }),
+                   cfg::arg<std::int64_t>("interval", 0), cfg::arg<std::filesystem::path>("out_dir", {}),
+                   cfg::arg<bool>("console", true));
+HOOKFORGE_REGISTER(training_hook, LRWarmup,
+                   cfg::options<lr_warmup_options>(cfg::field("warmup_iters", &lr_warmup_options::warmup_iters,
+                                                              cfg::required),
+                                                   cfg::field("mode", &lr_warmup_options::mode),
+                                                   cfg::field("start_factor", &lr_warmup_options::start_factor)));
+HOOKFORGE_REGISTER(trainer_hook, MetricsPlot,
+                   cfg::options<metrics_plot_options>(
+                       cfg::field("interval", &metrics_plot_options::interval),
+                       cfg::field("out_dir", &metrics_plot_options::out_dir),
+                       cfg::field("csv", &metrics_plot_options::csv),
+                       cfg::field("filename", &metrics_plot_options::filename),
+                       cfg::field("panels", &metrics_plot_options::panels),
+                       cfg::field("width", &metrics_plot_options::width),
+                       cfg::field("panel_height", &metrics_plot_options::panel_height),
+                       cfg::field("gnuplot", &metrics_plot_options::gnuplot),
+                       cfg::field("timeout_seconds", &metrics_plot_options::timeout_seconds)));
+HOOKFORGE_REGISTER(runner_hook, ProgressBar,
+                   cfg::factory([](std::int64_t refresh, bool force_terminal, int width, std::string train_label,
+                                   std::string eval_label) {
+                     return ProgressBar(progress_bar_options{.refresh = refresh,
+                                                             .force_terminal = force_terminal,
+                                                             .width = width,
+                                                             .train_label = std::move(train_label),
+                                                             .eval_label = std::move(eval_label)});
+                   }),
+                   cfg::arg<std::int64_t>("refresh", 10), cfg::arg<bool>("force_terminal", false),
+                   cfg::arg<int>("width", 24), cfg::arg<std::string>("train_label", "train"),
+                   cfg::arg<std::string>("eval_label", "val"));
+HOOKFORGE_REGISTER(gan_hook, R1GradientPenalty,
+                   cfg::options<r1_options>(cfg::field("weight", &r1_options::weight),
+                                            cfg::field("interval", &r1_options::interval),
+                                            cfg::field("reduction", &r1_options::reduction),
+                                            cfg::field("name", &r1_options::name)));
+HOOKFORGE_REGISTER(gan_hook, StepRatio,
+                   cfg::options<step_ratio_options>(cfg::field("ratio", &step_ratio_options::ratio)));
+
+void hookforge::run::detail::link_builtins() {}

@@ -1,0 +1,490 @@
+// hookforge-run: see include/hookforge/run/main.hpp and docs/config.md.
+#include "hookforge/run/values.hpp"  // first: parameter tables show enum and pair defaults
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+#include <torch/cuda.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include "hookforge/config/builder.hpp"
+#include "hookforge/config/document.hpp"
+#include "hookforge/config/error.hpp"
+#include "hookforge/core/runtime/closest_names.hpp"
+#include "hookforge/core/runtime/warning.hpp"
+#include "hookforge/hooks/checkpoint_saver.hpp"
+#include "hookforge/run/default_config.hpp"  // generated from configs/default.yaml
+#include "hookforge/run/main.hpp"
+#include "hookforge/run/registrations.hpp"
+#include "hookforge/run/settings.hpp"
+#include "hookforge/run/trainer.hpp"
+
+namespace hookforge::run {
+
+namespace detail {
+enum class device_choice { automatic, cpu, cuda };
+}  // namespace detail
+
+template <>
+struct enum_names<detail::device_choice> {
+  static constexpr std::pair<std::string_view, detail::device_choice> values[] = {
+      {"auto", detail::device_choice::automatic},
+      {"cpu", detail::device_choice::cpu},
+      {"cuda", detail::device_choice::cuda}};
+};
+
+std::string_view default_config() {
+  return std::string_view(hookforge_run_default_config, sizeof hookforge_run_default_config);
+}
+
+namespace {
+
+namespace cfg = hookforge::config;
+using detail::device_choice;
+
+constexpr std::string_view embedded_name = "configs/default.yaml (embedded)";
+
+constexpr std::string_view usage_text = R"(usage: hookforge-run [CONFIG] [options]
+
+Builds the run a YAML config describes and trains it. Without CONFIG, the config
+embedded at build time (configs/default.yaml) runs.
+
+options:
+  --set KEY=VALUE    replace the value at KEY (dotted path) before anything is read;
+                     VALUE is YAML (3, true, abc, [1, 2], ${ref:x}); repeatable
+  --strict           every warning is an error
+  --check            build everything, print each component's binding table and the
+                     warnings, train nothing, create no file
+  --output DIR       the work directory (checkpoints, metrics); replaces system.work_dir
+  --resume [CKPT]    continue from CKPT, or from the last checkpoint of the work
+                     directory (a new run when it has none); also --resume=CKPT
+  --device DEVICE    cpu, cuda or auto (cuda when available); replaces system.device
+  --list             print every registered class of every kind with its parameters
+  --print-default    print the embedded default config
+  --help             this text
+
+exit codes: 0 done; 1 the run failed; 2 a config or command-line error.
+See docs/config.md.
+)";
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct command_line {
+  std::optional<std::string> config;
+  std::vector<std::string> sets;
+  bool strict = false, check = false, list = false, print_default = false, help = false;
+  std::optional<std::string> output;
+  bool resume = false;
+  std::optional<std::string> resume_path;
+  std::optional<std::string> device;
+};
+
+bool looks_like_config(std::string_view arg) { return arg.ends_with(".yaml") || arg.ends_with(".yml"); }
+
+command_line parse_command_line(int argc, char** argv) {
+  static constexpr std::string_view options[] = {"--set",  "--strict",        "--check", "--output", "--resume",
+                                                 "--device", "--list", "--print-default", "--help"};
+  command_line out;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-h") arg = "--help";
+    if (!arg.starts_with("-") || arg == "-") {
+      if (out.config) throw usage_error(fmt::format("a second config '{}' (the first is '{}')", arg, *out.config));
+      out.config = arg;
+      continue;
+    }
+    std::string name = arg, inline_value;
+    bool has_inline = false;
+    if (auto eq = arg.find('='); eq != std::string::npos && arg.starts_with("--")) {
+      name = arg.substr(0, eq);
+      inline_value = arg.substr(eq + 1);
+      has_inline = true;
+    }
+    auto value = [&]() -> std::string {
+      if (has_inline) return inline_value;
+      if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
+        throw usage_error(fmt::format("{} needs a value", name));
+      return args[++i];
+    };
+    auto flag = [&](bool& f) {
+      if (has_inline) throw usage_error(fmt::format("{} takes no value, got '{}'", name, arg));
+      f = true;
+    };
+    if (name == "--set") {
+      out.sets.push_back(value());
+    } else if (name == "--output") {
+      out.output = value();
+      if (out.output->empty()) throw usage_error("--output needs a directory, got ''");
+    } else if (name == "--device") {
+      out.device = value();
+    } else if (name == "--resume") {
+      out.resume = true;
+      if (has_inline) {
+        out.resume_path = inline_value;
+      } else if (i + 1 < args.size() && !args[i + 1].starts_with("-") && !looks_like_config(args[i + 1])) {
+        out.resume_path = args[++i];
+      }
+    } else if (name == "--strict") {
+      flag(out.strict);
+    } else if (name == "--check") {
+      flag(out.check);
+    } else if (name == "--list") {
+      flag(out.list);
+    } else if (name == "--print-default") {
+      flag(out.print_default);
+    } else if (name == "--help") {
+      flag(out.help);
+    } else {
+      auto closest = hookforge::detail::closest_names(name, options).first;
+      throw usage_error(fmt::format("unknown option '{}'{}", name,
+                                    closest.empty() ? std::string()
+                                                    : fmt::format(" (closest: {})", hookforge::detail::join(closest, ", "))));
+    }
+  }
+  return out;
+}
+
+/// The message on one line (the config error format is one line; a YAML parser's may not be).
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+/// A YAML single-quoted scalar holding `text` exactly.
+std::string yaml_quoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\'') out.push_back('\'');
+  }
+  out.push_back('\'');
+  return out;
+}
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+torch::Device resolve_device(device_choice choice) {
+  switch (choice) {
+    case device_choice::cpu:
+      return torch::kCPU;
+    case device_choice::cuda:
+      return torch::kCUDA;
+    case device_choice::automatic:
+      break;
+  }
+  return cuda_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+/// What `system` says, read with located errors.
+struct system_section {
+  device_choice device = device_choice::automatic;
+  std::optional<cfg::value> device_value;
+  std::int64_t seed = 0;
+  std::int64_t threads = 0;
+  std::optional<std::filesystem::path> work_dir;
+  bool mixed_precision = false;
+};
+
+system_section read_system(cfg::builder& b) {
+  system_section s;
+  auto root = b.doc().root();
+  auto found = root.find("system");
+  if (!found) return s;
+  cfg::value sys = b.doc().resolve(*found);
+  if (sys.is_null()) return s;
+  if (!sys.is_map())
+    throw cfg::config_error(sys.where(), sys.key(),
+                            "a mapping of system settings (device, seed, threads, work_dir, mixed_precision)",
+                            sys.describe());
+  static const std::vector<std::string> keys{"device", "seed", "threads", "work_dir", "mixed_precision"};
+  for (const auto& item : sys.items()) {
+    if (item.name == "device") {
+      s.device = b.read<device_choice>(item.val);
+      s.device_value = item.val;
+    } else if (item.name == "seed") {
+      s.seed = b.read<std::int64_t>(item.val);
+    } else if (item.name == "threads") {
+      s.threads = b.read<std::int64_t>(item.val);
+      if (s.threads < 0)
+        throw cfg::config_error(item.val.where(), item.val.key(), "a number of threads >= 0 (0: LibTorch's default)",
+                                item.val.describe());
+    } else if (item.name == "work_dir") {
+      s.work_dir = b.read<std::filesystem::path>(item.val);
+    } else if (item.name == "mixed_precision") {
+      s.mixed_precision = b.read<bool>(item.val);
+    } else {
+      throw cfg::config_error(item.key.where(), item.val.key(),
+                              fmt::format("a key of system ({})", hookforge::detail::join(keys, ", ")),
+                              cfg::detail::quote(item.name), cfg::detail::closest_note(item.name, keys));
+    }
+  }
+  return s;
+}
+
+void print_registry() {
+  for (const auto* reg : cfg::registries()) {
+    fmt::print("{}\n", reg->kind());
+    for (const auto& e : reg->list()) {
+      fmt::print("  {}  ({})\n", e.name, e.type);
+      for (const auto& p : e.params)
+        fmt::print("    {}: {}{}\n", p.name, p.type,
+                   p.required ? std::string(", required") : fmt::format(" = {}", p.fallback));
+    }
+  }
+}
+
+bool is_psnr(std::string_view name) { return name.find("psnr") != std::string_view::npos; }
+
+std::string show_score(std::string_view name, double v) {
+  if (is_psnr(name)) return fmt::format("{:.2f} dB", v);
+  if (name.find("ssim") != std::string_view::npos) return fmt::format("{:.4f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
+std::string label_of(std::string_view name) {
+  static constexpr std::string_view upper[] = {"psnr", "ssim", "mae", "mse"};
+  for (auto u : upper)
+    if (name == u) {
+      std::string out(name);
+      for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return out;
+    }
+  return std::string(name);
+}
+
+/// The closing line: each score, and beside a score `s` its baseline `<b>_s` when there is
+/// one (bicubic_psnr for psnr), with the difference.
+std::string closing_line(const fit_result& r, double seconds) {
+  const bool validated = !r.val_scores.empty();
+  const auto& scores = validated ? r.val_scores : r.train_scores;
+  std::map<std::string, std::pair<std::string, double>> baseline;  // score -> (baseline prefix, value)
+  std::vector<std::string> is_baseline;
+  for (const auto& [name, value] : scores)
+    for (const auto& [other, other_value] : scores) {
+      if (other.size() > name.size() + 1 && other.ends_with("_" + name)) {
+        baseline.emplace(name, std::make_pair(other.substr(0, other.size() - name.size() - 1), other_value));
+        is_baseline.push_back(other);
+      }
+    }
+  std::vector<std::string> parts;
+  // Compared scores first (the point of a baseline), then the rest.
+  for (const auto& [name, b] : baseline) {
+    const double v = scores.at(name);
+    const double d = v - b.second;
+    std::string diff = is_psnr(name) ? fmt::format("{:+.2f} dB", d) : fmt::format("{:+.4f}", d);
+    parts.push_back(fmt::format("{} {} ({} {}, {})", label_of(name), show_score(name, v), b.first,
+                                show_score(name, b.second), diff));
+  }
+  for (const auto& [name, value] : scores) {
+    if (baseline.count(name) || std::find(is_baseline.begin(), is_baseline.end(), name) != is_baseline.end())
+      continue;
+    parts.push_back(fmt::format("{} {}", label_of(name), show_score(name, value)));
+  }
+  return fmt::format("final: {} {}| {} epochs ({}), {:.1f} s", validated ? "val" : "train",
+                     hookforge::detail::join(parts, ", ") + " ", r.completed_epochs, r.stop_reason, seconds);
+}
+
+/// Fails with a clear message unless `dir` exists (created now) and takes a file.
+std::optional<std::string> prepare_work_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message());
+  if (!std::filesystem::is_directory(dir, ec))
+    return fmt::format("the output directory '{}' is not a directory", dir.string());
+  const auto probe = dir / ".hookforge-run-write-test";
+  {
+    std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+    out << "ok\n";
+    out.flush();
+    if (!out) {
+      std::error_code rm;
+      std::filesystem::remove(probe, rm);
+      return fmt::format("the output directory '{}' is not writable", dir.string());
+    }
+  }
+  std::filesystem::remove(probe, ec);
+  return std::nullopt;
+}
+
+int config_failure(const std::exception& e) {
+  fmt::print(stderr, "{}\n", one_line(e.what()));
+  return 2;
+}
+
+int usage_failure(const std::string& text) {
+  fmt::print(stderr, "hookforge-run: {} (see hookforge-run --help)\n", one_line(text));
+  return 2;
+}
+
+int run_failure(const std::string& text) {
+  fmt::print(stderr, "hookforge-run: {}\n", one_line(text));
+  return 1;
+}
+
+int run_main(int argc, char** argv) {
+  link_registrations();
+  const auto started = std::chrono::steady_clock::now();
+
+  command_line cli;
+  try {
+    cli = parse_command_line(argc, argv);
+  } catch (const usage_error& e) {
+    return usage_failure(e.what());
+  }
+  if (cli.help) {
+    fmt::print("{}", usage_text);
+    return 0;
+  }
+  if (cli.print_default) {
+    fmt::print("{}", default_config());
+    return 0;
+  }
+  if (cli.list) {
+    print_registry();
+    return 0;
+  }
+
+  std::optional<device_choice> cli_device;
+  if (cli.device) {
+    const auto& names = enum_names<device_choice>::values;
+    for (const auto& [name, choice] : names)
+      if (name == *cli.device) cli_device = choice;
+    if (!cli_device) return usage_failure(fmt::format("--device must be cpu, cuda or auto, got '{}'", *cli.device));
+    if (*cli_device == device_choice::cuda && !cuda_available())
+      return usage_failure(
+          "--device cuda: CUDA is not available on this machine (torch::cuda::is_available() is false); "
+          "use --device cpu or --device auto");
+  }
+  if (cli.resume_path && !std::filesystem::is_regular_file(*cli.resume_path))
+    return usage_failure(fmt::format("--resume: no checkpoint file at '{}'", *cli.resume_path));
+
+  // Read and build everything; nothing is written before this succeeds.
+  std::unique_ptr<cfg::builder> b;
+  std::shared_ptr<TrainerComponent> trainer;
+  system_section system;
+  std::vector<std::string> warnings;
+  auto forward = set_warning_sink([&](std::string_view text) {
+    warnings.emplace_back(text);
+    if (!cli.check) fmt::print(stderr, "hookforge warning: {}\n", text);
+  });
+  struct restore_sink {
+    warning_sink& previous;
+    ~restore_sink() { set_warning_sink(std::move(previous)); }
+  } restore{forward};
+  try {
+    auto doc = cli.config ? cfg::document::load_file(*cli.config)
+                          : cfg::document::parse(default_config(), std::string(embedded_name));
+    for (const auto& s : cli.sets) doc.set(s);
+    if (cli.output) {
+      // --output is system.work_dir: a config's ${system.work_dir} sees it. A system that is
+      // no mapping is left as it is, for read_system to report.
+      auto system_value = doc.root().find("system");
+      if (!system_value) doc.set("system={}");
+      if (!system_value || system_value->is_map()) doc.set("system.work_dir=" + yaml_quoted(*cli.output));
+    }
+    b = std::make_unique<cfg::builder>(std::move(doc), cfg::build_options{.strict = cli.strict});
+    system = read_system(*b);
+    if (cli_device) system.device = *cli_device;
+    if (!cli_device && system.device == device_choice::cuda && !cuda_available()) {
+      const auto& v = *system.device_value;
+      throw cfg::config_error(v.where(), v.key(),
+                              "a device this machine has (cpu or auto: CUDA is not available, "
+                              "torch::cuda::is_available() is false)",
+                              v.describe());
+    }
+    auto& s = settings();
+    s.device = resolve_device(system.device);
+    s.mixed_precision = system.mixed_precision;
+    s.work_dir = cli.output          ? std::filesystem::path(*cli.output)
+                 : system.work_dir ? *system.work_dir
+                                 : std::filesystem::path("runs") /
+                                       (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
+    if (system.threads > 0) torch::set_num_threads(static_cast<int>(system.threads));
+    torch::manual_seed(static_cast<std::uint64_t>(system.seed));
+
+    if (!b->doc().root().find("trainer"))
+      throw cfg::config_error(cfg::location{cli.config ? *cli.config : std::string(embedded_name), 1, 1}, "trainer",
+                              "a trainer entry at the top level (trainer: {_target: Trainer, params: {...}})",
+                              "no such key");
+    trainer = b->get<std::shared_ptr<TrainerComponent>>("trainer");
+  } catch (const cfg::config_error& e) {
+    return config_failure(e);
+  } catch (const std::exception& e) {
+    // Not expected: the builder reports what a class refuses as config_errors.
+    return run_failure(fmt::format("building the run failed: {}", e.what()));
+  }
+
+  const auto& work_dir = settings().work_dir;
+  if (cli.check) {
+    fmt::print("{}: the config builds (device {}, work_dir {})\n\n",
+               cli.config ? *cli.config : std::string(embedded_name), settings().device.str(), work_dir.string());
+    fmt::print("{}", trainer->format_bindings());
+    if (warnings.empty()) {
+      fmt::print("\nwarnings: none\n");
+    } else {
+      fmt::print("\nwarnings: {}\n", warnings.size());
+      for (const auto& w : warnings) fmt::print("  {}\n", w);
+    }
+    return 0;
+  }
+
+  if (auto problem = prepare_work_dir(work_dir)) return run_failure(*problem);
+  if (cli.resume) {
+    std::optional<std::filesystem::path> from;
+    if (cli.resume_path)
+      from = std::filesystem::path(*cli.resume_path);
+    else
+      from = latest_checkpoint(work_dir);
+    if (!from) {
+      fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n", work_dir.string());
+    } else {
+      try {
+        trainer->load_checkpoint(*from);
+      } catch (const std::exception& e) {
+        return run_failure(fmt::format("cannot resume from '{}': {}", from->string(), e.what()));
+      }
+      fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(), trainer->completed_epochs());
+    }
+  }
+
+  fit_result result;
+  try {
+    result = trainer->fit();
+  } catch (const std::exception& e) {
+    return run_failure(fmt::format("the run failed: {}", e.what()));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  fmt::print("{}\n", closing_line(result, seconds));
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    return run_failure(fmt::format("unexpected error: {}", e.what()));
+  }
+}
+
+}  // namespace hookforge::run

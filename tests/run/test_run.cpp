@@ -1,0 +1,268 @@
+// Config-driven runs in process: the run layer's kinds and components built from YAML,
+// trained, and inspected. ${ref} sharing, bindings remaps and null, priorities of static
+// and runtime hooks in one runner, warnings and strict mode, context errors, and the
+// embedded default config. The command line (exit codes, files, kill and resume) is
+// tested by cli.py.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hookforge/run.hpp"  // torch before Catch: glog defines CHECK too
+
+#include <catch2/catch.hpp>
+
+namespace cfg = hookforge::config;
+namespace run = hookforge::run;
+namespace pts = hookforge::points;
+
+namespace {
+
+/// Counts the steps of every runner it is attached to.
+struct StepCounter {
+  std::int64_t count = 0;
+  void count_step(auto&) { ++count; }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count_step, pts::on_post_step));
+};
+
+std::vector<std::string>& order_log() {
+  static std::vector<std::string> log;
+  return log;
+}
+
+/// Notes its label at on_post_step (runtime, from the config).
+struct OrderProbe {
+  std::string label;
+  explicit OrderProbe(std::string l) : label(std::move(l)) {}
+  void note(auto&) { order_log().push_back(label); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(note, pts::on_post_step));
+};
+
+/// A static hook of the runner, priority 40 (ABOVE_NORMAL).
+struct StaticProbe {
+  static constexpr int priority = 40;
+  void note(hookforge::TrainingContext&) { order_log().push_back("static"); }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(note, pts::on_post_step));
+};
+
+/// Reads a field only training contexts have: under the validation runner, an error.
+struct NeedsOptimizer {
+  template <class C>
+    requires requires(C& c) { c.optimizer_steps; }
+  void look(C&) {}
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_step));
+};
+
+}  // namespace
+
+HOOKFORGE_REGISTER(runner_hook, StepCounter);
+HOOKFORGE_REGISTER(runner_hook, OrderProbe, cfg::arg<std::string>("label"));
+HOOKFORGE_REGISTER(hook, NeedsOptimizer);
+
+// A training runner with a static hook next to the config's runtime ones.
+HOOKFORGE_REGISTER_AS(training_runner, "StaticProbeRunner", run::epoch_training_component<StaticProbe>,
+                      cfg::factory([](run::training_config c) {
+                        return std::make_shared<run::epoch_training_component<StaticProbe>>(std::move(c),
+                                                                                              StaticProbe{});
+                      }),
+                      cfg::options<run::training_config>(
+                          cfg::field("optimizer", &run::training_config::optimizer, cfg::required),
+                          cfg::field("hooks", &run::training_config::hooks)));
+
+namespace {
+
+// 4 training batches and 2 validation batches an epoch, 2 epochs.
+constexpr std::string_view base_config = R"(
+system: {seed: 0}
+data:
+  train: {_target: Sine, params: {count: 64, seed: 1}}
+  val: {_target: Sine, params: {count: 32, seed: 2}}
+model: {_target: MLP, params: {hidden: [8]}}
+optimizer: {_target: SGD, params: {model: "${ref:model}", lr: 0.01}}
+hooks:
+  counter: {_target: StepCounter}
+training_runner:
+  _target: TrainingEpochRunner
+  params: {optimizer: "${ref:optimizer}", hooks: []}
+validation_runner:
+  _target: ValidationEpochRunner
+  params: {hooks: []}
+trainer:
+  _target: Trainer
+  params:
+    model: ${ref:model}
+    training_runner: ${ref:training_runner}
+    validation_runner: ${ref:validation_runner}
+    train_loader: {_target: DataLoader, params: {dataset: "${ref:data.train}", batch_size: 16}}
+    val_loader: {_target: DataLoader, params: {dataset: "${ref:data.val}", batch_size: 16}}
+    loss: {_target: MSE}
+    epochs: 2
+)";
+
+struct built_run {
+  std::unique_ptr<cfg::builder> b;
+  std::shared_ptr<run::TrainerComponent> trainer;
+
+  template <class H>
+  std::shared_ptr<H> hook(std::string_view path) {
+    return std::static_pointer_cast<H>(b->get<cfg::hook_handle>(path).object());
+  }
+};
+
+built_run build(const std::vector<std::string>& sets, bool strict = false) {
+  run::link_registrations();
+  run::settings() = {};
+  run::settings().work_dir = std::filesystem::temp_directory_path() / "hookforge-run-tests";
+  auto doc = cfg::document::parse(base_config, "test.yaml");
+  for (const auto& s : sets) doc.set(s);
+  built_run r;
+  r.b = std::make_unique<cfg::builder>(std::move(doc), cfg::build_options{.strict = strict});
+  torch::manual_seed(0);
+  r.trainer = r.b->get<std::shared_ptr<run::TrainerComponent>>("trainer");
+  return r;
+}
+
+std::string error_of(const std::vector<std::string>& sets, bool strict = false) {
+  try {
+    build(sets, strict);
+  } catch (const cfg::config_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a hook referenced from both runners is one object that counts both", "[run][ref]") {
+  auto r = build({"hooks.train_only={_target: StepCounter}", "hooks.val_only={_target: StepCounter}",
+                  "training_runner.params.hooks=[\"${ref:hooks.counter}\", \"${ref:hooks.train_only}\"]",
+                  "validation_runner.params.hooks=[\"${ref:hooks.counter}\", \"${ref:hooks.val_only}\"]"});
+  r.trainer->fit();
+  CHECK(r.hook<StepCounter>("hooks.train_only")->count == 8);  // 2 epochs x 4 batches
+  CHECK(r.hook<StepCounter>("hooks.val_only")->count == 4);    // 2 epochs x 2 batches
+  CHECK(r.hook<StepCounter>("hooks.counter")->count == 12);    // both runners, one object
+  CHECK(r.hook<StepCounter>("hooks.counter") == r.hook<StepCounter>("hooks.counter"));
+}
+
+TEST_CASE("bindings remap a handler to other points, or disable it with null", "[run][bindings]") {
+  auto r = build({"hooks.epochs={_target: StepCounter, bindings: {count_step: on_epoch_end}}",
+                  "hooks.both={_target: StepCounter, bindings: {count_step: [on_epoch_start, on_epoch_end]}}",
+                  "hooks.off={_target: StepCounter, bindings: {count_step: null}}",
+                  "training_runner.params.hooks=[\"${ref:hooks.epochs}\", \"${ref:hooks.both}\", "
+                  "\"${ref:hooks.off}\", \"${ref:hooks.counter}\"]"});
+  const auto table = r.trainer->format_bindings();
+  r.trainer->fit();
+  CHECK(r.hook<StepCounter>("hooks.epochs")->count == 2);
+  CHECK(r.hook<StepCounter>("hooks.both")->count == 4);
+  CHECK(r.hook<StepCounter>("hooks.off")->count == 0);
+  CHECK(r.hook<StepCounter>("hooks.counter")->count == 8);
+  // The disabled handler is in no row; the others are where the config put them.
+  auto count_of = [&](std::string_view what) {
+    std::size_t n = 0;
+    for (auto at = table.find(what); at != std::string::npos; at = table.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count_of("StepCounter::count_step") == 4);  // epochs at 1 point, both at 2, counter at 1
+}
+
+TEST_CASE("static and runtime hooks of one runner fire in priority order", "[run][priority]") {
+  auto r = build({"training_runner._target=StaticProbeRunner",
+                  "training_runner.params.hooks=[{_target: OrderProbe, params: {label: low}, priority: LOW}, "
+                  "{_target: OrderProbe, params: {label: normal}}, "
+                  "{_target: OrderProbe, params: {label: high}, priority: HIGH}, "
+                  "{_target: OrderProbe, params: {label: '41'}, priority: 41}]"});
+  order_log().clear();
+  r.trainer->fit();
+  REQUIRE(order_log().size() == 8 * 5);
+  const std::vector<std::string> step(order_log().begin(), order_log().begin() + 5);
+  CHECK((step == std::vector<std::string>{"high", "static", "41", "normal", "low"}));
+  const auto table = r.trainer->format_bindings();
+  const auto at_static = table.find("StaticProbe::note");
+  REQUIRE(at_static != std::string::npos);
+  CHECK(table.find("OrderProbe::note   [runtime]") < at_static);  // high, above the static one
+  CHECK(table.find("StaticProbe::note   [runtime]") == std::string::npos);
+}
+
+TEST_CASE("a hook that binds to no point of its component warns, and is an error when strict", "[run][strict]") {
+  const std::vector<std::string> sets{
+      "validation_runner.params.hooks=[{_target: StepCounter, bindings: {count_step: on_pre_step}}]"};
+  {
+    hookforge::capture_warnings warnings;
+    build(sets);
+    REQUIRE(warnings.messages.size() == 1);
+    CHECK(warnings.messages[0].starts_with("<--set validation_runner.params.hooks=[{_target: StepCounter"));
+    CHECK(warnings.messages[0].find("validation_runner.params.hooks[0]") != std::string::npos);
+    CHECK(warnings.messages[0].find("ValidationEpochRunner exposes no matching HookPoint") != std::string::npos);
+  }
+  const auto strict = error_of(sets, /*strict=*/true);
+  CHECK(strict.find("validation_runner.params.hooks[0]: expected a hook that binds to points of "
+                    "ValidationEpochRunner") != std::string::npos);
+}
+
+TEST_CASE("a hook whose handler cannot take the component's context is a config error", "[run][context]") {
+  const auto message = error_of({"validation_runner.params.hooks=[{_target: NeedsOptimizer}]"});
+  CHECK(message.find("validation_runner.params.hooks[0]: expected a hook whose handlers ValidationEpochRunner can "
+                     "call, got handler NeedsOptimizer::look cannot be called") != std::string::npos);
+  // A built-in registered for other contexts only: named with the contexts it has.
+  const auto saver = error_of({"validation_runner.params.hooks=[{_target: CheckpointSaver}]"});
+  CHECK(saver.find("expected a hook registered for the context of ValidationEpochRunner") != std::string::npos);
+  CHECK(saver.find("registered for TrainerContext") != std::string::npos);
+}
+
+TEST_CASE("the trainer resumes a configured run exactly", "[run][resume]") {
+  const auto dir = std::filesystem::temp_directory_path() / "hookforge-run-tests-resume";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> sets{"trainer.params.epochs=4", "training_runner.params.hooks=[]"};
+  auto straight = build(sets);
+  const auto expected = straight.trainer->fit();
+
+  auto first = build({"trainer.params.epochs=2"});
+  first.trainer->fit();
+  first.trainer->save_checkpoint(dir / "half.pt");
+  auto second = build(sets);
+  second.trainer->load_checkpoint(dir / "half.pt");
+  const auto resumed = second.trainer->fit();
+  CHECK(resumed.completed_epochs == 4);
+  CHECK(resumed.val_scores == expected.val_scores);
+  CHECK(resumed.train_scores == expected.train_scores);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the embedded default config is configs/default.yaml, byte for byte", "[run][default]") {
+  std::ifstream in(std::string(HOOKFORGE_SOURCE_DIR) + "/configs/default.yaml", std::ios::binary);
+  std::stringstream file;
+  file << in.rdbuf();
+  CHECK(run::default_config() == file.str());
+}
+
+TEST_CASE("every built-in is registered under its kind", "[run][registry]") {
+  run::link_registrations();
+  std::map<std::string, std::vector<std::string>> names;
+  for (const auto* reg : cfg::registries())
+    for (const auto& e : reg->list()) names[std::string(reg->kind())].push_back(e.name);
+  auto has = [&](const std::string& kind, std::initializer_list<std::string> expected) {
+    for (const auto& n : expected) {
+      INFO(kind << " " << n);
+      CHECK(std::find(names[kind].begin(), names[kind].end(), n) != names[kind].end());
+    }
+  };
+  has("hook", {"BatchImageSaver", "CheckInvalidLoss", "CheckpointSaver", "DWarmup", "EarlyStopping",
+               "EdgeEnhancedInput", "EMA", "EmptyCache", "GradientClip", "HookProfiler", "IterTimer", "LossLogger",
+               "LRWarmup", "MetricsPlot", "ProgressBar", "R1GradientPenalty", "StepRatio"});
+  has("model", {"ESPCN", "MLP", "PatchDiscriminator"});
+  has("dataset", {"ProceduralImages", "Sine"});
+  has("optimizer", {"SGD", "Adam", "AdamW", "RMSprop"});
+  has("scheduler", {"ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LinearLR", "MultiStepLR", "StepLR",
+                    "ReduceLROnPlateau"});
+  has("stop_condition", {"ValidationLossDidNotImprove", "NoCondition"});
+  has("loss", {"L1", "MSE", "Charbonnier", "WeightedSum", "GANDiscriminatorLoss", "GANGeneratorLoss"});
+  has("metric", {"PSNR", "SSIM", "MAE", "MSE", "Accuracy"});
+  has("training_runner", {"TrainingEpochRunner", "GANTrainingRunner"});
+  has("validation_runner", {"ValidationEpochRunner"});
+  has("trainer", {"Trainer"});
+  has("loader", {"DataLoader"});
+}
