@@ -536,6 +536,13 @@ int run_main(int argc, char** argv) {
       }
       auto& s = settings();
       s.device = resolve_device(system.device);
+      if (s.device.is_cuda() && world_size > 1) {
+        // Each rank on its own GPU: LOCAL_RANK's, else rank modulo the GPUs (as hookforge::dist's NCCL
+        // backend picks it).
+        const int gpus = static_cast<int>(torch::cuda::device_count());
+        const int local = env_int("LOCAL_RANK").value_or(-1);
+        s.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local >= 0 ? local : rank % gpus));
+      }
       s.mixed_precision = system.mixed_precision;
       s.work_dir = cli.output          ? std::filesystem::path(*cli.output)
                    : system.work_dir ? *system.work_dir
