@@ -95,11 +95,15 @@ void join_from_env(const distributed_settings& s) {
   defaults.backend = s.backend;
   defaults.join_timeout = millis(s.join_timeout_s);
   defaults.timeout = millis(s.timeout_s);
-  const auto buffers = buffers_named(s.buffers);
   group() = dist::init(dist::options_from_env(defaults));
-  if (!s.data_parallel) return;
-  const double bucket_mb = s.bucket_mb;
+}
+
+void set_up_data_parallel(const distributed_settings& s) {
   auto& makers = data_parallel_hooks();
+  makers = {};
+  if (!s.data_parallel) return;
+  const auto buffers = buffers_named(s.buffers);
+  const double bucket_mb = s.bucket_mb;
   makers.training = [bucket_mb, buffers] {
     std::vector<any_hook<TrainingContext>> out;
     out.emplace_back(make_gradient_allreduce(bucket_mb, true, buffers));
@@ -146,6 +150,8 @@ void join_from_env(const distributed_settings&) {
       "this hookforge-run was built without hookforge::dist (LibTorch's c10d and Gloo's headers, Debian: "
       "libgloo-dev), so it runs one rank only");
 }
+
+void set_up_data_parallel(const distributed_settings& s) { join_from_env(s); }
 
 std::string data_parallel_summary() { return {}; }
 

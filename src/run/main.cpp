@@ -526,6 +526,7 @@ int run_main(int argc, char** argv) {
       b = std::make_unique<cfg::builder>(std::move(doc), cfg::build_options{.strict = cli.strict, .rank = rank});
       system = read_system(*b);
       distributed = read_distributed(*b);
+      if (world_size > 1) detail::set_up_data_parallel(distributed);
       if (cli_device) system.device = *cli_device;
       if (!cli_device && system.device == device_choice::cuda && !cuda_available()) {
         const auto& v = *system.device_value;

@@ -79,10 +79,14 @@ namespace detail {
 /// Whether this hookforge::run was built with hookforge::dist (src/run/distributed.cpp).
 bool have_dist();
 /// Join the run the environment describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
-/// LOCAL_RANK) with `s`'s backend and timeouts, and, with s.data_parallel, set
-/// data_parallel_hooks() up. Throws std::invalid_argument for a bad variable or setting,
+/// LOCAL_RANK) with `s`'s backend and timeouts: the group the data-parallel hooks built
+/// afterwards use. Throws std::invalid_argument for a bad variable or setting,
 /// hookforge::dist::error (a std::runtime_error) when the ranks cannot meet.
 void join_from_env(const distributed_settings& s);
+/// With s.data_parallel, set data_parallel_hooks() up (else clear it): the components built
+/// afterwards get the hooks, over the group of this process at that time (a single process
+/// before join_from_env: a build that only checks the config shows them, inert).
+void set_up_data_parallel(const distributed_settings& s);
 /// After a run: the time in the gradient all-reduce (empty when none ran).
 std::string data_parallel_summary();
 }  // namespace detail
