@@ -36,6 +36,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 #endif
 
 namespace hookforge::run::detail {
@@ -156,7 +158,34 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
   };
 
   const pid_t launcher = ::getpid();
+  std::vector<std::string> arguments{program};
+  arguments.insert(arguments.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : arguments) argv.push_back(a.data());
+  argv.push_back(nullptr);
   for (int rank = 0; rank < nproc; ++rank) {
+    // Everything the child needs is made here: between fork and exec a child of a process
+    // with threads (LibTorch's) may only make async-signal-safe calls (no malloc).
+    static constexpr std::string_view overridden[] = {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=",
+                                                      "MASTER_ADDR=", "MASTER_PORT="};
+    std::vector<std::string> environment;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string_view entry(*e);
+      if (std::none_of(std::begin(overridden), std::end(overridden),
+                       [&](std::string_view key) { return entry.starts_with(key); }))
+        environment.emplace_back(entry);
+    }
+    environment.push_back(fmt::format("RANK={}", rank));
+    environment.push_back(fmt::format("LOCAL_RANK={}", rank));
+    environment.push_back(fmt::format("WORLD_SIZE={}", nproc));
+    environment.push_back(fmt::format("LOCAL_WORLD_SIZE={}", nproc));
+    environment.push_back("MASTER_ADDR=127.0.0.1");
+    environment.push_back(fmt::format("MASTER_PORT={}", port));
+    std::vector<char*> envp;
+    for (auto& e : environment) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    static constexpr char exec_failed[] = "hookforge-run: cannot run this program again (execve failed)\n";
+
     int out_pipe[2], err_pipe[2];
     if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
       terminate_all(SIGKILL);
@@ -169,24 +198,13 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
     }
     if (pid == 0) {
       // The rank: dies with the launcher; its output goes to the pipes.
+      // (exec restores the default action of SIGINT and SIGTERM, which the launcher catches.)
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != launcher) ::_exit(1);
-      ::signal(SIGINT, SIG_DFL);
-      ::signal(SIGTERM, SIG_DFL);
       ::dup2(out_pipe[1], STDOUT_FILENO);
       ::dup2(err_pipe[1], STDERR_FILENO);
-      ::setenv("RANK", std::to_string(rank).c_str(), 1);
-      ::setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
-      ::setenv("WORLD_SIZE", std::to_string(nproc).c_str(), 1);
-      ::setenv("LOCAL_WORLD_SIZE", std::to_string(nproc).c_str(), 1);
-      ::setenv("MASTER_ADDR", "127.0.0.1", 1);
-      ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(program.c_str()));
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(program.c_str(), argv.data());
-      std::fprintf(stderr, "hookforge-run: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+      ::execve(argv[0], argv.data(), envp.data());
+      [[maybe_unused]] auto written = ::write(STDERR_FILENO, exec_failed, sizeof exec_failed - 1);
       ::_exit(127);
     }
     ::close(out_pipe[1]);
