@@ -160,7 +160,7 @@ val:
   CHECK(r.val->run() == strings{"s"});  // one instance, its count goes on: events 7-9, 9 passes
 }
 
-TEST_CASE("rank_zero_only hooks act on rank 0 only; an entry overrides its class's default", "[config][hooks]") {
+TEST_CASE("rank_zero_only hooks act on rank 0 only, and an entry overrides its class's default", "[config][hooks]") {
   constexpr std::string_view text = R"(
 train:
   _target: TrainRunner
