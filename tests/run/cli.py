@@ -159,7 +159,7 @@ def cmd_limits(binary):
         default = run(binary, ["--print-default"]).stdout.encode()
         counts = {0: 0, 2: 0}
         cut = os.path.join(tmp, "cut.yaml")
-        for n in range(0, len(default), 23):
+        for n in range(0, len(default), 61):  # a prime stride: cuts land mid-key, mid-value and mid-line
             with open(cut, "wb") as f:
                 f.write(default[:n])
             with tempfile.TemporaryDirectory() as cwd:
