@@ -10,6 +10,8 @@
   cli.py strict   BIN CONFIG                   a warning; with --strict exit 2
   cli.py usage    BIN                          command-line mistakes: exit 2, nothing created
   cli.py unwritable BIN CONFIG                 an output directory that cannot be made: exit 1
+  cli.py full-disk BIN CONFIG                  the disk fills during a checkpoint: exit 1 naming it, the
+                                               last checkpoint kept, --resume ends as a straight run
   cli.py kill     BIN CONFIG [SEED]            SIGKILL at random moments, --resume: same metrics
   cli.py nproc    BIN                          --nproc 2 on the shrunk default: the 1-rank run's scores,
                                                files by rank 0 only; config errors exit 2, start nothing
@@ -257,6 +259,48 @@ def cmd_unwritable(binary, config):
             if p.stdout.strip():
                 fail(f"--output {out}: trained anyway: {p.stdout[-300:]}")
         print("an output directory that cannot be created: exit 1, 'cannot create the output directory', no training")
+
+
+def cmd_full_disk(binary, config):
+    """A disk that fills during a checkpoint write (RLIMIT_FSIZE of 1 MiB, SIGXFSZ ignored, so the
+    write fails with EFBIG as with ENOSPC): exit 1 naming the file, no temporary file left,
+    last_checkpoint still names the previous, whole checkpoint, and --resume from it ends with
+    the straight run's scores."""
+    import resource
+
+    def full_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    epochs = lambda n: ["--set", f"trainer.params.epochs={n}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        straight = os.path.join(tmp, "straight")
+        p = run(binary, [config, "--output", straight] + epochs(6))
+        if p.returncode != 0:
+            fail(f"the straight run: exit {p.returncode}: {p.stderr[-800:]}")
+        expected, final_expected = epoch_rows(straight), closing(p.stdout)
+
+        full = os.path.join(tmp, "full")
+        p = run(binary, [config, "--output", full] + epochs(3))
+        if p.returncode != 0:
+            fail(f"the first 3 epochs: exit {p.returncode}: {p.stderr[-800:]}")
+        with open(os.path.join(full, "last_checkpoint")) as f:
+            before = f.read()
+        p = subprocess.run([binary, config, "--output", full, "--resume"] + epochs(6), capture_output=True,
+                           text=True, errors="replace", timeout=600, preexec_fn=full_disk)
+        if p.returncode != 1:
+            fail(f"a full disk: exit {p.returncode}, expected 1: {p.stderr[-800:]}")
+        if "cannot write" not in p.stderr or os.path.join(full, "epoch_4.pt") not in p.stderr:
+            fail(f"a full disk: the message does not name the file: {p.stderr[-800:]}")
+        left = [name for name in os.listdir(full) if ".tmp." in name]
+        if left:
+            fail(f"a full disk: temporary files left: {left}")
+        with open(os.path.join(full, "last_checkpoint")) as f:
+            if f.read() != before:
+                fail("a full disk: last_checkpoint changed")
+        resume_and_compare(binary, [config, "--output", full] + epochs(6), full, expected, final_expected)
+        print(f"a disk full during the 4th checkpoint: exit 1 naming it ({p.stderr.strip()[-160:]}), "
+              f"no temporary file, last_checkpoint unchanged; --resume ends with the straight run's scores")
 
 
 def epoch_rows(directory):
@@ -565,6 +609,8 @@ def main(argv):
         cmd_usage(binary)
     elif command == "unwritable":
         cmd_unwritable(binary, rest[0])
+    elif command == "full-disk":
+        cmd_full_disk(binary, rest[0])
     elif command == "nproc":
         cmd_nproc(binary)
     elif command == "nproc-resume":
