@@ -387,8 +387,10 @@ std::string closing_line(const fit_result& r, double seconds) {
       continue;
     parts.push_back(fmt::format("{} {}", label_of(name), show_score(name, value)));
   }
-  return fmt::format("final: {} {}| {} epochs ({}), {:.1f} s", validated ? "val" : "train",
-                     hookforge::detail::join(parts, ", ") + " ", r.completed_epochs, r.stop_reason, seconds);
+  const std::string why = r.stop_reason == "epochs" ? "all planned" : "stopped: " + r.stop_reason;
+  return fmt::format("final: {} {}| {} epoch{} ({}), {:.1f} s", validated ? "val" : "train",
+                     hookforge::detail::join(parts, ", ") + " ", r.completed_epochs,
+                     r.completed_epochs == 1 ? "" : "s", why, seconds);
 }
 
 /// Fails with a clear message unless `dir` exists (created now) and takes a file.
