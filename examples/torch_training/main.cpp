@@ -89,7 +89,7 @@ int main() {
   run(15, false);
   fmt::print("-- resumed from {}\n", hookforge::latest_checkpoint(work_dir).value().string());
   auto result = run(30, true);
-  fmt::print("finished after {} epochs ({}); validation loss {:.4f}\n", result.completed_epochs,
+  fmt::print("finished after {} epochs (stop reason: {}); validation loss {:.4f}\n", result.completed_epochs,
              result.stop_reason, result.val_scores.at("loss"));
   std::filesystem::remove_all(work_dir);
   return result.val_scores.at("loss") < 0.02 ? 0 : 1;  // starts near 0.45; noise floor 0.0025

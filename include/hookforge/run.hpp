@@ -8,6 +8,7 @@
 
 #include "hookforge/yaml.hpp"
 #include "hookforge/run/dataset.hpp"
+#include "hookforge/run/distributed.hpp"
 #include "hookforge/run/hooks.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"

@@ -241,7 +241,8 @@ HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
                           cfg::field("shuffle", &run::loader_config::shuffle),
                           cfg::field("seed", &run::loader_config::seed),
                           cfg::field("drop_last", &run::loader_config::drop_last),
-                          cfg::field("workers", &run::loader_config::workers)));
+                          cfg::field("workers", &run::loader_config::workers),
+                          cfg::field("shard", &run::loader_config::shard)));
 
 // --- hooks -----------------------------------------------------------------------------------
 
@@ -351,5 +352,14 @@ HOOKFORGE_REGISTER(gan_hook, R1GradientPenalty,
                                             cfg::field("name", &r1_options::name)));
 HOOKFORGE_REGISTER(gan_hook, StepRatio,
                    cfg::options<step_ratio_options>(cfg::field("ratio", &step_ratio_options::ratio)));
+
+// Hooks that write files or print: in a data-parallel run, on rank 0 only unless an entry
+// says `rank_zero_only: false` (config/hooks.hpp).
+HOOKFORGE_RANK_ZERO_ONLY(BatchImageSaver);
+HOOKFORGE_RANK_ZERO_ONLY(CheckpointSaver);
+HOOKFORGE_RANK_ZERO_ONLY(HookProfiler);
+HOOKFORGE_RANK_ZERO_ONLY(LossLogger);
+HOOKFORGE_RANK_ZERO_ONLY(MetricsPlot);
+HOOKFORGE_RANK_ZERO_ONLY(ProgressBar);
 
 void hookforge::run::detail::link_builtins() {}

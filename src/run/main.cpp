@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +30,8 @@
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/run/default_config.hpp"  // generated from configs/default.yaml
+#include "hookforge/run/distributed.hpp"
+#include "hookforge/run/launch.hpp"
 #include "hookforge/run/main.hpp"
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/settings.hpp"
@@ -74,6 +77,11 @@ options:
   --resume [CKPT]    continue from CKPT, or from the last checkpoint of the work
                      directory (a new run when it has none); also --resume=CKPT
   --device DEVICE    cpu, cuda or auto (cuda when available); replaces system.device
+  --nproc N          run N ranks on this machine (data-parallel, over 127.0.0.1): the
+                     config is checked once, then N copies of this program train it, their
+                     output prefixed [rank K]; one failing stops them all (exit 1).
+                     Without --nproc, WORLD_SIZE > 1 in the environment makes this process
+                     rank RANK of a multi-machine run (docs/distributed.md)
   --list             print every registered class of every kind with its parameters
   --print-default    print the embedded default config
   --help             this text
@@ -94,21 +102,25 @@ struct command_line {
   bool resume = false;
   std::optional<std::string> resume_path;
   std::optional<std::string> device;
+  std::optional<int> nproc;
+  std::vector<std::string> rank_args;  ///< the arguments but --nproc (what each rank gets)
 };
 
 bool looks_like_config(std::string_view arg) { return arg.ends_with(".yaml") || arg.ends_with(".yml"); }
 
 command_line parse_command_line(int argc, char** argv) {
   static constexpr std::string_view options[] = {"--set",  "--strict",        "--check", "--output", "--resume",
-                                                 "--device", "--list", "--print-default", "--help"};
+                                                 "--device", "--list", "--print-default", "--help", "--nproc"};
   command_line out;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::size_t first = i;
     std::string arg = args[i];
     if (arg == "-h") arg = "--help";
     if (!arg.starts_with("-") || arg == "-") {
       if (out.config) throw usage_error(fmt::format("a second config '{}' (the first is '{}')", arg, *out.config));
       out.config = arg;
+      out.rank_args.push_back(args[i]);
       continue;
     }
     std::string name = arg, inline_value;
@@ -128,7 +140,20 @@ command_line parse_command_line(int argc, char** argv) {
       if (has_inline) throw usage_error(fmt::format("{} takes no value, got '{}'", name, arg));
       f = true;
     };
-    if (name == "--set") {
+    if (name == "--nproc") {
+      const std::string text = value();
+      int n = 0;
+      std::size_t used = 0;
+      try {
+        n = std::stoi(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != text.size() || n < 1 || n > 1024)
+        throw usage_error(fmt::format("--nproc needs a number of ranks in [1, 1024], got '{}'", text));
+      out.nproc = n;
+      continue;  // not passed on to the ranks
+    } else if (name == "--set") {
       out.sets.push_back(value());
     } else if (name == "--output") {
       out.output = value();
@@ -158,6 +183,8 @@ command_line parse_command_line(int argc, char** argv) {
                                     closest.empty() ? std::string()
                                                     : fmt::format(" (closest: {})", hookforge::detail::join(closest, ", "))));
     }
+    out.rank_args.insert(out.rank_args.end(), args.begin() + static_cast<std::ptrdiff_t>(first),
+                         args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
   }
   return out;
 }
@@ -239,6 +266,68 @@ system_section read_system(cfg::builder& b) {
   return s;
 }
 
+/// An environment variable as an integer; nullopt when unset or empty.
+std::optional<int> env_int(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  std::size_t used = 0;
+  int value = 0;
+  try {
+    value = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || text[used] != '\0' || value < 0)
+    throw std::invalid_argument(fmt::format("the environment variable {} must be an integer >= 0, got '{}'", name, text));
+  return value;
+}
+
+/// The `distributed` section (run/distributed.hpp), read with located errors.
+distributed_settings read_distributed(cfg::builder& b) {
+  distributed_settings d;
+  auto found = b.doc().root().find("distributed");
+  if (!found) return d;
+  cfg::value section = b.doc().resolve(*found);
+  if (section.is_null()) return d;
+  static const std::vector<std::string> keys{"backend", "data_parallel", "bucket_mb", "buffers", "join_timeout", "timeout"};
+  if (!section.is_map())
+    throw cfg::config_error(section.where(), section.key(),
+                            fmt::format("a mapping of distributed settings ({})", hookforge::detail::join(keys, ", ")),
+                            section.describe());
+  auto one_of = [&](const cfg::value& v, const std::vector<std::string>& names) {
+    auto text = b.read<std::string>(v);
+    if (std::find(names.begin(), names.end(), text) == names.end())
+      throw cfg::config_error(v.where(), v.key(), fmt::format("one of {}", hookforge::detail::join(names, ", ")),
+                              v.describe(), cfg::detail::closest_note(text, names));
+    return text;
+  };
+  auto positive = [&](const cfg::value& v, const char* what) {
+    const auto x = b.read<double>(v);
+    if (!(x > 0)) throw cfg::config_error(v.where(), v.key(), what, v.describe());
+    return x;
+  };
+  for (const auto& item : section.items()) {
+    if (item.name == "backend") {
+      d.backend = one_of(item.val, {"gloo", "nccl"});
+    } else if (item.name == "data_parallel") {
+      d.data_parallel = b.read<bool>(item.val);
+    } else if (item.name == "bucket_mb") {
+      d.bucket_mb = positive(item.val, "a bucket size in MiB > 0");
+    } else if (item.name == "buffers") {
+      d.buffers = one_of(item.val, {"off", "broadcast", "average"});
+    } else if (item.name == "join_timeout") {
+      d.join_timeout_s = positive(item.val, "a time in seconds > 0");
+    } else if (item.name == "timeout") {
+      d.timeout_s = positive(item.val, "a time in seconds > 0");
+    } else {
+      throw cfg::config_error(item.key.where(), item.val.key(),
+                              fmt::format("a key of distributed ({})", hookforge::detail::join(keys, ", ")),
+                              cfg::detail::quote(item.name), cfg::detail::closest_note(item.name, keys));
+    }
+  }
+  return d;
+}
+
 void print_registry() {
   for (const auto* reg : cfg::registries()) {
     fmt::print("{}\n", reg->kind());
@@ -298,8 +387,10 @@ std::string closing_line(const fit_result& r, double seconds) {
       continue;
     parts.push_back(fmt::format("{} {}", label_of(name), show_score(name, value)));
   }
-  return fmt::format("final: {} {}| {} epochs ({}), {:.1f} s", validated ? "val" : "train",
-                     hookforge::detail::join(parts, ", ") + " ", r.completed_epochs, r.stop_reason, seconds);
+  const std::string why = r.stop_reason == "epochs" ? "all planned" : "stopped: " + r.stop_reason;
+  return fmt::format("final: {} {}| {} epoch{} ({}), {:.1f} s", validated ? "val" : "train",
+                     hookforge::detail::join(parts, ", ") + " ", r.completed_epochs,
+                     r.completed_epochs == 1 ? "" : "s", why, seconds);
 }
 
 /// Fails with a clear message unless `dir` exists (created now) and takes a file.
@@ -376,62 +467,119 @@ int run_main(int argc, char** argv) {
   if (cli.resume_path && !std::filesystem::is_regular_file(*cli.resume_path))
     return usage_failure(fmt::format("--resume: no checkpoint file at '{}'", *cli.resume_path));
 
-  // Read and build everything; nothing is written before this succeeds.
+  // Several ranks. --nproc N: this process checks the config, then launches N ranks (copies of
+  // itself) and follows them. WORLD_SIZE > 1 in the environment (set by --nproc, or by hand on
+  // each machine of a multi-machine run): this process is rank RANK of them.
+  if (cli.nproc && *cli.nproc == 1) cli.nproc.reset();  // one rank: this process
+  int rank = 0, world_size = 1;
+  if (cli.nproc) {
+    world_size = *cli.nproc;
+  } else {
+    try {
+      world_size = env_int("WORLD_SIZE").value_or(1);
+      rank = env_int("RANK").value_or(0);
+    } catch (const std::invalid_argument& e) {
+      return usage_failure(e.what());
+    }
+    if (world_size > 1 && (rank < 0 || rank >= world_size))
+      return usage_failure(fmt::format("RANK must be in [0, WORLD_SIZE = {}), got {}", world_size, rank));
+  }
+  const bool rank_mode = !cli.nproc && world_size > 1;
+  if (world_size > 1 && !detail::have_dist())
+    return usage_failure(fmt::format("{} ranks: this hookforge-run was built without hookforge::dist (LibTorch's c10d "
+                                     "and Gloo's headers, Debian: libgloo-dev); it runs one rank only",
+                                     world_size));
+  if (rank_mode) std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach the launcher as they are written
+  settings().rank = rank;
+  settings().world_size = world_size;
+
+  // Read and build everything; nothing is written before this succeeds. With several ranks
+  // the first build only checks the config (before any rank waits for another); each rank
+  // builds again once it has joined, and only rank 0 reports warnings.
   std::unique_ptr<cfg::builder> b;
   std::shared_ptr<TrainerComponent> trainer;
   system_section system;
+  distributed_settings distributed;
   std::vector<std::string> warnings;
+  bool print_warnings = !cli.check && !cli.nproc && !rank_mode;
   auto forward = set_warning_sink([&](std::string_view text) {
     warnings.emplace_back(text);
-    if (!cli.check) fmt::print(stderr, "hookforge warning: {}\n", text);
+    if (print_warnings) fmt::print(stderr, "hookforge warning: {}\n", text);
   });
   struct restore_sink {
     warning_sink& previous;
     ~restore_sink() { set_warning_sink(std::move(previous)); }
   } restore{forward};
-  try {
-    auto doc = cli.config ? cfg::document::load_file(*cli.config)
-                          : cfg::document::parse(default_config(), std::string(embedded_name));
-    for (const auto& s : cli.sets) doc.set(s);
-    if (cli.output) {
-      // --output is system.work_dir: a config's ${system.work_dir} sees it. A system that is
-      // no mapping is left as it is, for read_system to report.
-      auto system_value = doc.root().find("system");
-      if (!system_value) doc.set("system={}");
-      if (!system_value || system_value->is_map()) doc.set("system.work_dir=" + yaml_quoted(*cli.output));
-    }
-    b = std::make_unique<cfg::builder>(std::move(doc), cfg::build_options{.strict = cli.strict});
-    system = read_system(*b);
-    if (cli_device) system.device = *cli_device;
-    if (!cli_device && system.device == device_choice::cuda && !cuda_available()) {
-      const auto& v = *system.device_value;
-      throw cfg::config_error(v.where(), v.key(),
-                              "a device this machine has (cpu or auto: CUDA is not available, "
-                              "torch::cuda::is_available() is false)",
-                              v.describe());
-    }
-    auto& s = settings();
-    s.device = resolve_device(system.device);
-    s.mixed_precision = system.mixed_precision;
-    s.work_dir = cli.output          ? std::filesystem::path(*cli.output)
-                 : system.work_dir ? *system.work_dir
-                                 : std::filesystem::path("runs") /
-                                       (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
-    if (system.threads > 0) torch::set_num_threads(static_cast<int>(system.threads));
-    torch::manual_seed(static_cast<std::uint64_t>(system.seed));
+  auto build = [&]() -> std::optional<int> {
+    trainer.reset();
+    b.reset();
+    warnings.clear();
+    try {
+      auto doc = cli.config ? cfg::document::load_file(*cli.config)
+                            : cfg::document::parse(default_config(), std::string(embedded_name));
+      for (const auto& s : cli.sets) doc.set(s);
+      if (cli.output) {
+        // --output is system.work_dir: a config's ${system.work_dir} sees it. A system that is
+        // no mapping is left as it is, for read_system to report.
+        auto system_value = doc.root().find("system");
+        if (!system_value) doc.set("system={}");
+        if (!system_value || system_value->is_map()) doc.set("system.work_dir=" + yaml_quoted(*cli.output));
+      }
+      b = std::make_unique<cfg::builder>(std::move(doc), cfg::build_options{.strict = cli.strict, .rank = rank});
+      system = read_system(*b);
+      distributed = read_distributed(*b);
+      if (world_size > 1) detail::set_up_data_parallel(distributed);
+      if (cli_device) system.device = *cli_device;
+      if (!cli_device && system.device == device_choice::cuda && !cuda_available()) {
+        const auto& v = *system.device_value;
+        throw cfg::config_error(v.where(), v.key(),
+                                "a device this machine has (cpu or auto: CUDA is not available, "
+                                "torch::cuda::is_available() is false)",
+                                v.describe());
+      }
+      auto& s = settings();
+      s.device = resolve_device(system.device);
+      if (s.device.is_cuda() && world_size > 1) {
+        // Each rank on its own GPU: LOCAL_RANK's, else rank modulo the GPUs (as hookforge::dist's NCCL
+        // backend picks it).
+        const int gpus = static_cast<int>(torch::cuda::device_count());
+        const int local = env_int("LOCAL_RANK").value_or(-1);
+        s.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local >= 0 ? local : rank % gpus));
+      }
+      s.mixed_precision = system.mixed_precision;
+      s.work_dir = cli.output          ? std::filesystem::path(*cli.output)
+                   : system.work_dir ? *system.work_dir
+                                   : std::filesystem::path("runs") /
+                                         (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
+      if (system.threads > 0) torch::set_num_threads(static_cast<int>(system.threads));
+      torch::manual_seed(static_cast<std::uint64_t>(system.seed));
 
-    if (!b->doc().root().find("trainer"))
-      throw cfg::config_error(cfg::location{cli.config ? *cli.config : std::string(embedded_name), 1, 1}, "trainer",
-                              "a trainer entry at the top level (trainer: {_target: Trainer, params: {...}})",
-                              "no such key");
-    trainer = b->get<std::shared_ptr<TrainerComponent>>("trainer");
-  } catch (const cfg::config_error& e) {
-    return config_failure(e);
-  } catch (const std::exception& e) {
-    // Not expected: the builder reports what a class refuses as config_errors.
-    return run_failure(fmt::format("building the run failed: {}", e.what()));
+      if (!b->doc().root().find("trainer"))
+        throw cfg::config_error(cfg::location{cli.config ? *cli.config : std::string(embedded_name), 1, 1}, "trainer",
+                                "a trainer entry at the top level (trainer: {_target: Trainer, params: {...}})",
+                                "no such key");
+      trainer = b->get<std::shared_ptr<TrainerComponent>>("trainer");
+    } catch (const cfg::config_error& e) {
+      return config_failure(e);
+    } catch (const std::exception& e) {
+      // Not expected: the builder reports what a class refuses as config_errors.
+      return run_failure(fmt::format("building the run failed: {}", e.what()));
+    }
+
+    return std::nullopt;
+  };
+  if (auto failed = build()) return *failed;
+  if (rank_mode && !cli.check) {
+    try {
+      detail::join_from_env(distributed);
+    } catch (const std::invalid_argument& e) {
+      return usage_failure(e.what());
+    } catch (const std::exception& e) {
+      return run_failure(e.what());
+    }
+    print_warnings = rank == 0;
+    if (auto failed = build()) return *failed;
   }
-
   const auto& work_dir = settings().work_dir;
   if (cli.check) {
     fmt::print("{}: the config builds (device {}, work_dir {})\n\n",
@@ -445,8 +593,19 @@ int run_main(int argc, char** argv) {
     }
     return 0;
   }
+  if (cli.nproc) {
+    try {
+      return detail::launch_local(*cli.nproc, cli.rank_args);
+    } catch (const detail::launch_error& e) {
+      return run_failure(e.what());
+    }
+  }
 
-  if (auto problem = prepare_work_dir(work_dir)) return run_failure(*problem);
+  // With several ranks, rank 0 alone creates the work directory and prints; every rank
+  // resumes from the same checkpoint.
+  const bool speaks = rank == 0;
+  if (speaks)
+    if (auto problem = prepare_work_dir(work_dir)) return run_failure(*problem);
   if (cli.resume) {
     std::optional<std::filesystem::path> from;
     if (cli.resume_path)
@@ -454,14 +613,16 @@ int run_main(int argc, char** argv) {
     else
       from = latest_checkpoint(work_dir);
     if (!from) {
-      fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n", work_dir.string());
+      if (speaks)
+        fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n", work_dir.string());
     } else {
       try {
         trainer->load_checkpoint(*from);
       } catch (const std::exception& e) {
         return run_failure(fmt::format("cannot resume from '{}': {}", from->string(), e.what()));
       }
-      fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(), trainer->completed_epochs());
+      if (speaks)
+        fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(), trainer->completed_epochs());
     }
   }
 
@@ -472,7 +633,10 @@ int run_main(int argc, char** argv) {
     return run_failure(fmt::format("the run failed: {}", e.what()));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  fmt::print("{}\n", closing_line(result, seconds));
+  if (speaks) {
+    fmt::print("{}\n", closing_line(result, seconds));
+    if (auto summary = detail::data_parallel_summary(); !summary.empty()) fmt::print("hookforge-run: {}\n", summary);
+  }
   std::fflush(stdout);
   return 0;
 }

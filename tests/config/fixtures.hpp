@@ -140,6 +140,12 @@ struct Counter {
   static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
 };
 
+/// A Counter whose class acts on rank 0 only by default (HOOKFORGE_RANK_ZERO_ONLY, as a writer).
+struct RankZeroCounter : Counter {
+  using Counter::Counter;
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
+};
+
 /// Two handlers, for bindings remaps.
 struct TwoHandlers {
   void start(auto& ctx) { ctx.log.push_back("start"); }

@@ -17,6 +17,8 @@ HOOKFORGE_REGISTER_AS(shape, "Tile", Square, cfg::factory([](double diagonal) { 
                       cfg::arg<double>("half_of"));
 
 HOOKFORGE_REGISTER(test_hook, Counter, cfg::arg<int>("start", 0), cfg::arg<std::string>("label", "c"));
+HOOKFORGE_REGISTER(test_hook, RankZeroCounter, cfg::arg<int>("start", 0), cfg::arg<std::string>("label", "z"));
+HOOKFORGE_RANK_ZERO_ONLY(RankZeroCounter);
 HOOKFORGE_REGISTER(test_hook, TwoHandlers);
 HOOKFORGE_REGISTER(test_hook, TrainOnly);
 HOOKFORGE_REGISTER(test_hook, AfterBackward);

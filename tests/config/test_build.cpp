@@ -160,6 +160,36 @@ val:
   CHECK(r.val->run() == strings{"s"});  // one instance, its count goes on: events 7-9, 9 passes
 }
 
+TEST_CASE("rank_zero_only hooks act on rank 0 only, and an entry overrides its class's default", "[config][hooks]") {
+  constexpr std::string_view text = R"(
+train:
+  _target: TrainRunner
+  params:
+    steps: 2
+    hooks:
+      - {_target: RankZeroCounter, params: {label: writer}}
+      - {_target: Counter, params: {label: everywhere}}
+      - {_target: Counter, params: {label: mine}, rank_zero_only: true}
+      - {_target: RankZeroCounter, params: {label: forced}, rank_zero_only: false}
+)";
+  auto rank0 = build_text(text, {}, {.rank = 0});
+  CHECK(rank0.train->run() == strings{"writer", "everywhere", "mine", "forced", "writer", "everywhere", "mine", "forced"});
+  auto rank1 = build_text(text, {}, {.rank = 1});
+  CHECK(rank1.train->run() == strings{"everywhere", "forced", "everywhere", "forced"});
+  // Silenced hooks are still checked as written: a bad point is an error on every rank.
+  CHECK_THAT(error_of(R"(
+train:
+  _target: TrainRunner
+  params: {hooks: [{_target: RankZeroCounter, bindings: {tick: on_post_stpe}}]}
+)",
+                      {}, {.rank = 1}),
+             Catch::Matchers::Contains("on_post_stpe"));
+  CHECK_THAT(error_of(R"(
+train: {_target: TrainRunner, params: {hooks: [{_target: Counter, rank_zero_only: maybe}]}}
+)"),
+             Catch::Matchers::Contains("rank_zero_only: expected a boolean"));
+}
+
 TEST_CASE("every parameter type reads; defaults and optionals", "[config][params]") {
   auto r = build_text(R"(
 hooks:

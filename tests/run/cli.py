@@ -10,7 +10,15 @@
   cli.py strict   BIN CONFIG                   a warning; with --strict exit 2
   cli.py usage    BIN                          command-line mistakes: exit 2, nothing created
   cli.py unwritable BIN CONFIG                 an output directory that cannot be made: exit 1
+  cli.py full-disk BIN CONFIG                  the disk fills during a checkpoint: exit 1 naming it, the
+                                               last checkpoint kept, --resume ends as a straight run
   cli.py kill     BIN CONFIG [SEED]            SIGKILL at random moments, --resume: same metrics
+  cli.py nproc    BIN                          --nproc 2 on the shrunk default: the 1-rank run's scores,
+                                               files by rank 0 only; config errors exit 2, start nothing
+  cli.py nproc-resume BIN                      a 2-rank run killed (the launcher, SIGKILL) and resumed:
+                                               the uninterrupted 2-rank run's scores, bit for bit
+  cli.py nproc-kill BIN [SEED]                 a rank SIGKILLed mid-epoch: the launcher exits 1 within
+                                               60 s naming it, no rank left
 Each prints what it checked and exits 1 on the first failure.
 """
 import json
@@ -153,7 +161,7 @@ def cmd_limits(binary):
         default = run(binary, ["--print-default"]).stdout.encode()
         counts = {0: 0, 2: 0}
         cut = os.path.join(tmp, "cut.yaml")
-        for n in range(0, len(default), 23):
+        for n in range(0, len(default), 61):  # a prime stride: cuts land mid-key, mid-value and mid-line
             with open(cut, "wb") as f:
                 f.write(default[:n])
             with tempfile.TemporaryDirectory() as cwd:
@@ -253,6 +261,48 @@ def cmd_unwritable(binary, config):
         print("an output directory that cannot be created: exit 1, 'cannot create the output directory', no training")
 
 
+def cmd_full_disk(binary, config):
+    """A disk that fills during a checkpoint write (RLIMIT_FSIZE of 1 MiB, SIGXFSZ ignored, so the
+    write fails with EFBIG as with ENOSPC): exit 1 naming the file, no temporary file left,
+    last_checkpoint still names the previous, whole checkpoint, and --resume from it ends with
+    the straight run's scores."""
+    import resource
+
+    def full_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    epochs = lambda n: ["--set", f"trainer.params.epochs={n}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        straight = os.path.join(tmp, "straight")
+        p = run(binary, [config, "--output", straight] + epochs(6))
+        if p.returncode != 0:
+            fail(f"the straight run: exit {p.returncode}: {p.stderr[-800:]}")
+        expected, final_expected = epoch_rows(straight), closing(p.stdout)
+
+        full = os.path.join(tmp, "full")
+        p = run(binary, [config, "--output", full] + epochs(3))
+        if p.returncode != 0:
+            fail(f"the first 3 epochs: exit {p.returncode}: {p.stderr[-800:]}")
+        with open(os.path.join(full, "last_checkpoint")) as f:
+            before = f.read()
+        p = subprocess.run([binary, config, "--output", full, "--resume"] + epochs(6), capture_output=True,
+                           text=True, errors="replace", timeout=600, preexec_fn=full_disk)
+        if p.returncode != 1:
+            fail(f"a full disk: exit {p.returncode}, expected 1: {p.stderr[-800:]}")
+        if "cannot write" not in p.stderr or os.path.join(full, "epoch_4.pt") not in p.stderr:
+            fail(f"a full disk: the message does not name the file: {p.stderr[-800:]}")
+        left = [name for name in os.listdir(full) if ".tmp." in name]
+        if left:
+            fail(f"a full disk: temporary files left: {left}")
+        with open(os.path.join(full, "last_checkpoint")) as f:
+            if f.read() != before:
+                fail("a full disk: last_checkpoint changed")
+        resume_and_compare(binary, [config, "--output", full] + epochs(6), full, expected, final_expected)
+        print(f"a disk full during the 4th checkpoint: exit 1 naming it ({p.stderr.strip()[-160:]}), "
+              f"no temporary file, last_checkpoint unchanged; --resume ends with the straight run's scores")
+
+
 def epoch_rows(directory):
     rows = []
     with open(os.path.join(directory, "metrics.jsonl")) as f:
@@ -270,6 +320,22 @@ def rows_written(directory):
             return f.read().count("\n")
     except FileNotFoundError:
         return 0
+
+
+def resume_and_compare(binary, args, directory, expected, final_expected):
+    """`args` with --resume: it must resume and end with the epoch rows `expected` and the closing
+    line `final_expected` (but the wall time) of an uninterrupted run."""
+    p = run(binary, args + ["--resume"])
+    if p.returncode != 0:
+        fail(f"the resumed run: exit {p.returncode}: {p.stderr[-800:]}")
+    if "resumed from" not in p.stdout:
+        fail("the run did not resume: " + p.stdout[-500:])
+    got = epoch_rows(directory)
+    if got != expected:
+        fail(f"the resumed run's epoch rows differ from the straight run's:\n{got[-3:]}\nvs\n{expected[-3:]}")
+    strip = lambda s: s.rsplit("|", 1)[0]
+    if strip(closing(p.stdout)) != strip(final_expected):
+        fail(f"final lines differ: {closing(p.stdout)} vs {final_expected}")
 
 
 def cmd_kill(binary, config, seed):
@@ -308,22 +374,216 @@ def cmd_kill(binary, config, seed):
             during_write += any(".tmp." in name for name in os.listdir(killed)) if os.path.isdir(killed) else 0
             # The next run resumes from the checkpoint last_checkpoint names, which must be whole:
             # a truncated file fails its checks there (exit 1).
-        p = run(binary, [config, "--output", killed, "--resume"])
-        if p.returncode != 0:
-            fail(f"the last resumed run: exit {p.returncode}: {p.stderr[-800:]}")
-        if "resumed from" not in p.stdout:
-            fail("the last run did not resume: " + p.stdout[-500:])
-        got = epoch_rows(killed)
-        if got != expected:
-            fail(f"after the kills the epoch rows differ from the straight run's:\n{got[-3:]}\nvs\n{expected[-3:]}")
-        final = [l for l in p.stdout.split("\n") if l.startswith("final: ")][0]
-        strip = lambda s: s.rsplit("|", 1)[0]
-        if strip(final) != strip(final_expected):
-            fail(f"final lines differ: {final} vs {final_expected}")
+        resume_and_compare(binary, [config, "--output", killed], killed, expected, final_expected)
         print(f"{len(plan)} SIGKILLs (after epochs' rows {targets}; {during_write} during a checkpoint write), "
               f"each followed by --resume: the "
               f"{len(expected)} epochs' scores equal the straight run's, bit for bit "
-              f"({strip(final_expected).strip()})")
+              f"({final_expected.rsplit('|', 1)[0].strip()})")
+
+
+# The default config, shrunk for tests: 256 training and 64 validation images.
+SHRUNK = ["--set", "data.train.params.count=256", "--set", "data.val.params.count=64"]
+
+
+def closing(stdout):
+    lines = [l for l in stdout.split("\n") if "final: " in l]
+    if len(lines) != 1:
+        fail(f"expected one closing line, got {len(lines)}: {stdout[-1500:]}")
+    return lines[0]
+
+
+def psnr_of(final_line):
+    m = re.search(r"PSNR ([0-9.]+) dB", final_line)
+    if not m:
+        fail("no PSNR in " + final_line)
+    return float(m.group(1))
+
+
+def rank_lines(text, rank):
+    return [l for l in text.split("\n") if l.startswith(f"[rank {rank}] ")]
+
+
+def cmd_nproc(binary):
+    """(a) --nproc 2 with batch 8 per rank against 1 rank with batch 16 (the same global batch):
+    the same scores (float tolerance), files written once, by rank 0; (d) config errors
+    with --nproc 2 exit 2 before any rank starts."""
+    with tempfile.TemporaryDirectory() as tmp:
+        one, two = os.path.join(tmp, "one"), os.path.join(tmp, "two")
+        short = SHRUNK + ["--set", "trainer.params.epochs=2"]
+        p1 = run(binary, short + ["--output", one])
+        if p1.returncode != 0:
+            fail(f"1 rank: exit {p1.returncode}: {p1.stderr[-1500:]}")
+        p2 = run(binary, ["--nproc", "2"] + short + ["--set", "loaders.train.params.batch_size=8", "--output", two],
+                 timeout=300)
+        if p2.returncode != 0:
+            fail(f"--nproc 2: exit {p2.returncode}: {p2.stdout[-1500:]}\n{p2.stderr[-1500:]}")
+        if not p2.stdout.startswith("hookforge-run: started 2 ranks on 127.0.0.1:"):
+            fail("--nproc 2: no start line: " + p2.stdout[:300])
+        f1, f2 = closing(p1.stdout), closing(p2.stdout)
+        if not f2.startswith("[rank 0] final: "):
+            fail("the closing line is not rank 0's: " + f2)
+        if abs(psnr_of(f1) - psnr_of(f2)) > 0.05:
+            fail(f"PSNR of 2 ranks {psnr_of(f2)} vs 1 rank {psnr_of(f1)}: more than 0.05 dB apart")
+        # Rank 1 prints nothing (its writers are disabled); every line of the run is rank 0's.
+        for stream, text in (("stdout", p2.stdout), ("stderr", p2.stderr)):
+            if rank_lines(text, 1):
+                fail(f"rank 1 printed on {stream}: {rank_lines(text, 1)[:3]}")
+        if "gradient all-reduce:" not in p2.stdout:
+            fail("no all-reduce summary: " + p2.stdout[-500:])
+        # The same files, once: rank 0 writes them, rank 1 none (no second metrics row per epoch).
+        if sorted(os.listdir(one)) != sorted(os.listdir(two)):
+            fail(f"files differ: {sorted(os.listdir(two))} vs 1 rank's {sorted(os.listdir(one))}")
+        rows1, rows2 = epoch_rows(one), epoch_rows(two)
+        if len(rows2) != 2:
+            fail(f"metrics.jsonl of 2 ranks has {len(rows2)} rows, expected 2 (one per epoch, rank 0 only)")
+        with open(os.path.join(two, "metrics.csv")) as f:
+            if len(f.read().strip().split("\n")) != 3:
+                fail("metrics.csv of 2 ranks: expected a header and 2 rows")
+        # Global metrics: every score (validation over both ranks' shards, training over both
+        # ranks' batches) equals the 1-rank run's within float tolerance; one rank's half would not.
+        for r1, r2 in zip(rows1, rows2):
+            for key, v1 in r1.items():
+                v2 = r2[key]
+                if abs(v1 - v2) > 1e-4 * max(1.0, abs(v1)):
+                    fail(f"epoch {r1['epoch']}: {key} {v2} with 2 ranks vs {v1} with 1")
+        print(f"--nproc 2, batch 8 per rank: {f2.split('final: ')[1]}")
+        print(f"1 rank, batch 16:            {f1.split('final: ')[1]}")
+        print("the same scores every epoch (metrics.jsonl within 1e-4), files written once, rank 1 silent")
+
+    # (d) config errors are found by the launcher: exit 2, one line, no rank started, no file.
+    checks = [
+        (["--set", "trainer.params.epochs=ten"], "trainer.params.epochs: expected an integer"),
+        (["--set", "distributed={backend: mpi}"], "distributed.backend: expected one of gloo, nccl, got 'mpi'"),
+        (["--set", "distributed={timout: 3}"], "expected a key of distributed"),
+        (["--set", "loaders.train.params.batch_size=0"], "batch_size"),
+    ]
+    for args, fragment in checks:
+        with tempfile.TemporaryDirectory() as cwd:
+            p = run(binary, ["--nproc", "2"] + args + ["--output", "out"], cwd=cwd)
+            if p.returncode != 2 or fragment not in p.stderr:
+                fail(f"--nproc 2 {args}: exit {p.returncode}, expected 2 with '{fragment}': {p.stderr[-400:]}")
+            if "started" in p.stdout or "[rank" in p.stdout + p.stderr:
+                fail(f"--nproc 2 {args}: ranks were started: {p.stdout[-300:]}")
+            if not nothing_in(cwd):
+                fail(f"--nproc 2 {args}: files created")
+    for args, fragment in ((["--nproc", "0"], "--nproc needs a number of ranks in [1, 1024], got '0'"),
+                           (["--nproc", "two"], "got 'two'")):
+        p = run(binary, args + ["--check"])
+        if p.returncode != 2 or fragment not in p.stderr:
+            fail(f"{args}: exit {p.returncode}: {p.stderr[-300:]}")
+    print(f"{len(checks) + 2} config and command-line errors with --nproc 2: exit 2, no rank started, no file")
+
+
+def pids_of(start_line):
+    return [int(x) for x in re.findall(r"rank \d+: pid (\d+)", start_line)]
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (not reaped yet) counts as gone.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pids, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not any(alive(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def start_launcher(binary, args, log):
+    """The launcher with its stdout in `log` (read by polling), and the ranks' pids."""
+    out = open(log, "w")
+    proc = subprocess.Popen([binary] + args, stdout=out, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        with open(log) as f:
+            first = f.readline()
+        if first.endswith("\n"):
+            return proc, out, pids_of(first)
+        if proc.poll() is not None:
+            fail(f"the launcher ended before starting ranks: exit {proc.returncode}: {proc.stderr.read()[-800:]}")
+        time.sleep(0.01)
+    fail("the launcher printed no start line within 60 s")
+
+
+def cmd_nproc_resume(binary):
+    """(b) A 2-rank run whose launcher is SIGKILLed after its first checkpoint (its ranks die
+    with it) and resumed with --nproc 2 --resume ends with the scores of an uninterrupted
+    2-rank run: every epoch's row of metrics.jsonl equal, bit for bit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        args = ["--nproc", "2"] + SHRUNK + ["--set", "trainer.params.epochs=4", "--set",
+                                            "loaders.train.params.batch_size=8"]
+        straight = os.path.join(tmp, "straight")
+        p = run(binary, args + ["--output", straight], timeout=300)
+        if p.returncode != 0:
+            fail(f"the straight run: exit {p.returncode}: {p.stderr[-800:]}")
+        expected, final_expected = epoch_rows(straight), closing(p.stdout)
+
+        killed = os.path.join(tmp, "killed")
+        proc, log, pids = start_launcher(binary, args + ["--output", killed], os.path.join(tmp, "log"))
+        while not os.path.exists(os.path.join(killed, "last_checkpoint")) and proc.poll() is None:
+            time.sleep(0.002)
+        done = rows_written(killed)
+        if proc.poll() is not None:
+            fail(f"the run ended before its kill: exit {proc.returncode}")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        log.close()
+        if not wait_gone(pids, 10):
+            fail(f"ranks {pids} outlived their SIGKILLed launcher by 10 s")
+        resume_and_compare(binary, args + ["--output", killed], killed, expected, final_expected)
+        print(f"launcher SIGKILLed after {done} epoch row(s) and a checkpoint; its ranks died with it; "
+              f"--nproc 2 --resume: the {len(expected)} epochs' scores equal the straight 2-rank run's, bit for bit")
+
+
+def cmd_nproc_kill(binary, seed):
+    """(c) Rank 1 SIGKILLed in the middle of an epoch: the launcher stops rank 0 and exits 1
+    within 60 s with a message naming rank 1 and the signal; no rank is left."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        args = ["--nproc", "2", "--set", "data.train.params.count=1024", "--set", "data.val.params.count=64",
+                "--set", "trainer.params.epochs=20", "--set", "loaders.train.params.batch_size=8",
+                "--output", out]
+        proc, log, pids = start_launcher(binary, args, os.path.join(tmp, "log"))
+        if len(pids) != 2:
+            fail(f"expected 2 pids in the start line, got {pids}")
+        while rows_written(out) < 1 and proc.poll() is None:
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0.2, 0.8))  # into the second epoch (about 2 s long)
+        if proc.poll() is not None:
+            fail(f"the run ended before its kill: exit {proc.returncode}")
+        rows_before = rows_written(out)
+        killed_at = time.time()
+        os.kill(pids[1], signal.SIGKILL)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            fail("the launcher did not exit within 60 s of rank 1's SIGKILL")
+        took = time.time() - killed_at
+        log.close()
+        if proc.returncode == 0:
+            fail("the launcher exited 0 after a rank was killed")
+        message = [l for l in err.split("\n") if l.startswith("hookforge-run: rank ")]
+        if not message or "rank 1" not in message[-1] or "SIGKILL" not in message[-1]:
+            fail(f"no message naming rank 1 and SIGKILL: {err[-800:]}")
+        if not wait_gone(pids, 5):
+            fail(f"a rank is still running: {[p for p in pids if alive(p)]}")
+        if rows_written(out) > rows_before + 1:
+            fail("the run went on after the kill")
+        print(f"rank 1 SIGKILLed {rows_before} epoch(s) in: launcher exit {proc.returncode} after {took:.1f} s: "
+              f"{message[-1]}")
 
 
 def main(argv):
@@ -349,6 +609,14 @@ def main(argv):
         cmd_usage(binary)
     elif command == "unwritable":
         cmd_unwritable(binary, rest[0])
+    elif command == "full-disk":
+        cmd_full_disk(binary, rest[0])
+    elif command == "nproc":
+        cmd_nproc(binary)
+    elif command == "nproc-resume":
+        cmd_nproc_resume(binary)
+    elif command == "nproc-kill":
+        cmd_nproc_kill(binary, int(rest[0]) if rest else 0)
     elif command == "kill":
         cmd_kill(binary, rest[0], int(rest[1]) if len(rest) > 1 else 0)
     else:

@@ -43,6 +43,11 @@ struct build_options {
   /// Every runtime-binding warning (a hook that binds to no point of its component, a
   /// point name that looks misspelled) is a config_error instead.
   bool strict = false;
+  /// The rank of the process this build is for (a data-parallel run: hookforge-run's ranks).
+  /// On a rank other than 0, a hook that is rank-zero-only (its class's default, or its
+  /// entry's `rank_zero_only:`) is attached with every handler disabled: it keeps its state
+  /// key (checkpoints agree) and does nothing (config/hooks.hpp).
+  int rank = 0;
 };
 
 class builder {

@@ -8,6 +8,7 @@
 //       bindings: {count: on_post_step}    # method -> point | [points] | null (disabled)
 //       every: 10                          # event filters: every, once, before, after
 //       key: counter_a                     # the state key, when two share a class
+//       rank_zero_only: true               # data-parallel runs: act on rank 0 only
 //     - ${ref:hooks.shared}                # one instance, attached here and elsewhere
 //
 // `bindings` may also sit in `params` (SR-Forge's place for it). A hook class is
@@ -21,6 +22,14 @@
 // the closest names, by core/runtime/runtime_hooks.hpp's rule) is a config_error; a hook
 // whose handlers match no point of the runner gets SR-Forge's warning with its location
 // (an error with build_options::strict).
+//
+// Ranks. In a data-parallel run every rank builds the same config (build_options::rank
+// says which it is). A hook with side effects (files, console, checkpoints, plots) should
+// act once: a class marked with HOOKFORGE_RANK_ZERO_ONLY(Type) (the torch layer marks its
+// writers) is, by default, attached on rank 0 as written and on the other ranks with every
+// handler disabled — checked the same way, with the same state key, so binding checks and
+// checkpoint layouts agree on every rank. An entry's `rank_zero_only: true|false`
+// overrides its class's default.
 #pragma once
 
 #include <any>
@@ -121,6 +130,7 @@ struct hook_type {
   std::vector<std::string> contexts;  ///< the contexts it was registered for, as named
   std::map<std::type_index, std::any> plain, filtered;  ///< context -> hook_eraser<Ctx>
   std::shared_ptr<void> (*filter)(std::shared_ptr<void>, event_filter) = nullptr;
+  bool rank_zero_only = false;  ///< the class's default for `rank_zero_only:`
 };
 
 template <class H>
@@ -161,6 +171,12 @@ void register_hook_contexts() {
         type.contexts.emplace_back(type_name<Ctx>());
       }(),
       ...);
+}
+
+/// Make rank_zero_only the default of hook class H's entries (see the top of this header).
+template <class H>
+void mark_rank_zero_only() {
+  detail::hook_type_of<H>().rank_zero_only = true;
 }
 
 /// The kind tag of hooks attachable to components whose context is one of Ctx...
@@ -226,8 +242,17 @@ class hook_handle {
       if (strict) throw config_error(use, use_key, fmt::format("a hook that binds to points of {}", component), text);
       warn(fmt::format("{}:{}:{}: {}: {}", use.file, use.line, use.column, use_key, text));
     }
+    if (silenced_) {
+      // Checked as written above; attached with every handler disabled (not on rank 0).
+      hook_options off = options_;
+      for (const auto& method : type_->methods) off.bindings[method] = {};
+      return erase(object_, off);
+    }
     return std::move(*hook);
   }
+
+  /// Whether this hook acts on rank 0 only (its entry's rank_zero_only, or its class's default).
+  bool rank_zero_only() const { return rank_zero_only_; }
 
  private:
   friend struct kind_traits<hook_handle>;
@@ -253,6 +278,8 @@ class hook_handle {
   std::shared_ptr<void> object_;
   const detail::hook_type* type_ = nullptr;
   bool filtered_ = false;
+  bool rank_zero_only_ = false;
+  bool silenced_ = false;  ///< rank_zero_only on a rank other than 0: attached disabled
   hook_options options_;
   location where_;
   std::string key_;
@@ -262,7 +289,8 @@ class hook_handle {
 template <>
 struct kind_traits<hook_handle> {
   static constexpr std::string_view name = "hook";
-  static constexpr std::string_view entry_keys[] = {"priority", "bindings", "key", "every", "once", "before", "after"};
+  static constexpr std::string_view entry_keys[] = {"priority", "bindings", "key",  "every",
+                                                    "once",     "before",   "after", "rank_zero_only"};
   static constexpr std::string_view reserved_params[] = {"bindings"};
 
   template <class T>
@@ -274,6 +302,9 @@ struct kind_traits<hook_handle> {
     h.key_ = entry.key();
     if (auto p = entry.find("priority")) h.options_.priority = b.read<priority_level>(*p).value;
     if (auto k = entry.find("key")) h.options_.key = b.read<std::string>(*k);
+    h.rank_zero_only_ = h.type_->rank_zero_only;
+    if (auto r = entry.find("rank_zero_only")) h.rank_zero_only_ = b.read<bool>(*r);
+    h.silenced_ = h.rank_zero_only_ && b.options().rank != 0;
     read_bindings(b, entry, params, h);
     h.object_ = std::move(object);
     if (auto filter = read_filter(b, entry)) {
@@ -425,3 +456,10 @@ void attach_all(Pack& pack, const hook_list<Runner>& list) {
   [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_contexts_,       \
                                                           __COUNTER__) =                     \
       (::hookforge::config::register_hook_contexts<Type, __VA_ARGS__>(), true)
+
+/// Make the registered hook class `Type` act on rank 0 only by default in data-parallel
+/// runs (an entry's `rank_zero_only: false` overrides it). At namespace scope.
+#define HOOKFORGE_RANK_ZERO_ONLY(Type)                                                       \
+  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_rank_zero_,      \
+                                                          __COUNTER__) =                     \
+      (::hookforge::config::mark_rank_zero_only<Type>(), true)

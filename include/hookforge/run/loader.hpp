@@ -5,9 +5,17 @@
 //     params: {dataset: ${ref:data.train}, batch_size: 16, shuffle: true, seed: 0, workers: 0}
 //
 // A loader entry builds a `std::shared_ptr<hookforge::run::Loader>`, which holds a
-// hookforge::DataLoader<any_dataset> (torch/data/loader.hpp: batches, a per-epoch shuffle
-// from (seed, epoch), worker threads that give the same batches). The Trainer takes one
-// for training and one for validation.
+// hookforge::DataLoader (torch/data/loader.hpp: batches, a per-epoch shuffle from
+// (seed, epoch), worker threads that give the same batches). The Trainer takes one for
+// training and one for validation.
+//
+// Data-parallel runs (settings().world_size > 1): with `shard: true` (the default) the
+// loader visits this rank's shard of each epoch's order (hookforge::sharded_sampler: every
+// world_size-th index from the rank's, padded so every rank has ceil(n / world_size)
+// samples); every rank computes the same order from the same `seed`, so the shards are
+// disjoint and reshuffled together each epoch. batch_size is per rank: 2 ranks with
+// batch_size 8 make the global batch of 1 rank with 16. In a run of one process the
+// shard is the whole order, so nothing changes.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +26,9 @@
 
 #include "hookforge/config/register.hpp"
 #include "hookforge/run/dataset.hpp"
+#include "hookforge/run/settings.hpp"
 #include "hookforge/torch/data/loader.hpp"
+#include "hookforge/torch/data/sampler.hpp"
 
 namespace hookforge::run {
 
@@ -29,16 +39,16 @@ struct loader_config {
   std::uint64_t seed = 0;
   bool drop_last = false;
   std::int64_t workers = 0;
+  bool shard = true;  ///< this rank's shard in a data-parallel run (see above)
 };
+
+/// The DataLoader a Loader holds: the default sampler (sequential or shuffled), sharded.
+using run_data_loader = DataLoader<any_dataset, sharded_sampler<default_sampler>>;
 
 class Loader {
  public:
   explicit Loader(loader_config c)
-      : loader_(any_dataset(require(c.dataset)), loader_options{.batch_size = c.batch_size,
-                                                                .shuffle = c.shuffle,
-                                                                .seed = c.seed,
-                                                                .drop_last = c.drop_last,
-                                                                .workers = c.workers}) {
+      : loader_(make(require(c.dataset), c)) {
     if (loader_.size() == 0)
       throw std::invalid_argument("DataLoader: no batches (the dataset has " +
                                   std::to_string(loader_.dataset().size()) + " samples, batch_size " +
@@ -47,14 +57,26 @@ class Loader {
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
 
-  DataLoader<any_dataset>& loader() { return loader_; }
+  run_data_loader& loader() { return loader_; }
 
  private:
+  static run_data_loader make(std::shared_ptr<const Dataset> dataset, const loader_config& c) {
+    const auto& s = settings();
+    const bool sharded = c.shard && s.world_size > 1;
+    default_sampler order(dataset->size(), c.shuffle, c.seed);
+    return run_data_loader(any_dataset(std::move(dataset)),
+                           sharded_sampler<default_sampler>(order, sharded ? s.rank : 0, sharded ? s.world_size : 1),
+                           loader_options{.batch_size = c.batch_size,
+                                          .shuffle = false,  // the sampler shuffles
+                                          .seed = c.seed,
+                                          .drop_last = c.drop_last,
+                                          .workers = c.workers});
+  }
   static std::shared_ptr<const Dataset> require(std::shared_ptr<Dataset> d) {
     if (!d) throw std::invalid_argument("DataLoader: dataset must be given");
     return d;
   }
-  DataLoader<any_dataset> loader_;
+  run_data_loader loader_;
 };
 
 }  // namespace hookforge::run

@@ -38,6 +38,7 @@
 #include "hookforge/config/hooks.hpp"
 #include "hookforge/config/register.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
+#include "hookforge/run/distributed.hpp"
 #include "hookforge/run/hooks.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
@@ -103,6 +104,7 @@ class ValidationRunner {
                 runtime_hooks{}),
         metrics_(std::move(c.metrics)) {
     config::attach_all(runner_.hooks(), c.hooks);
+    attach_data_parallel(runner_.hooks(), c.hooks, data_parallel_hooks().validation);
   }
   ValidationRunner(const ValidationRunner&) = delete;
   ValidationRunner& operator=(const ValidationRunner&) = delete;
@@ -142,6 +144,7 @@ class epoch_training_component final : public TrainingRunner {
                                  .metrics = detail::metrics_of(c.metrics)},
                 std::move(statics)..., runtime_hooks{}) {
     config::attach_all(runner_.hooks(), c.hooks);
+    attach_data_parallel(runner_.hooks(), c.hooks, data_parallel_hooks().training);
   }
 
   std::string_view name() const override { return "TrainingEpochRunner"; }
@@ -194,6 +197,10 @@ class GANRunnerComponent final : public TrainingRunner {
                             .d_real_for_g = c.d_real_for_g,
                             .metrics = detail::metrics_of(c.metrics)},
                 runtime_hooks{}) {
+    if (data_parallel_hooks().training)
+      throw std::invalid_argument(
+          "GANTrainingRunner: data-parallel runs (several ranks) are not supported yet: run it on one rank, "
+          "or set distributed.data_parallel: false and list the hooks yourself");
     config::attach_all(runner_.hooks(), c.hooks);
   }
 

@@ -10,7 +10,7 @@
 //   auto trainer = builder.get<std::shared_ptr<hookforge::run::Trainer>>("trainer");
 //
 // A program that builds components itself (a test) may set them the same way; the
-// defaults are the CPU, "." and no mixed precision.
+// defaults are the CPU, ".", no mixed precision and rank 0 of 1.
 #pragma once
 
 #include <filesystem>
@@ -25,6 +25,10 @@ struct run_settings {
   torch::Device device = torch::kCPU;  ///< where models live and batches go
   std::filesystem::path work_dir = ".";  ///< the trainer's work_dir (checkpoints, metrics)
   bool mixed_precision = false;         ///< the runners' default for mixed_precision
+  /// A data-parallel run (hookforge-run with --nproc, or WORLD_SIZE > 1): this process's
+  /// rank and the number of ranks. Loaders take their shard from them (loader.hpp).
+  int rank = 0;
+  int world_size = 1;
 };
 
 /// The settings of the run being built (one per process).

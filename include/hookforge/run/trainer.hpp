@@ -37,6 +37,7 @@
 #include "hookforge/config/register.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
+#include "hookforge/run/distributed.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
 #include "hookforge/run/model.hpp"
@@ -110,7 +111,10 @@ class trainer_session final : public session {
         val_criterion_{in.val_loss},
         trainer_(holder_.get(), train, validation_arg(validation), in.options, runtime_hooks{}) {}
 
-  void attach(const trainer_hook_list& hooks) override { config::attach_all(trainer_.hooks(), hooks); }
+  void attach(const trainer_hook_list& hooks) override {
+    config::attach_all(trainer_.hooks(), hooks);
+    attach_data_parallel(trainer_.hooks(), hooks, data_parallel_hooks().trainer);
+  }
 
   fit_result fit() override {
     auto& train_loader = in_.train_loader->loader();

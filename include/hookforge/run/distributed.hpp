@@ -1,0 +1,94 @@
+// hookforge/run/distributed.hpp — a config-driven run on several ranks (data parallelism).
+//
+//   distributed:                # optional; these are the defaults
+//     backend: gloo             # gloo (CPU) or nccl (CUDA builds of LibTorch)
+//     data_parallel: true       # add the data-parallel hooks to the components
+//     bucket_mb: 25             # GradientAllReduce's bucket size
+//     buffers: off              # off, broadcast or average (the model's buffers, per epoch)
+//     join_timeout: 300         # seconds a rank waits for the others to join
+//     timeout: 1800             # seconds a collective waits for the other ranks
+//
+// The section is read by every run and used when the run has more than one rank
+// (hookforge-run --nproc N, or WORLD_SIZE > 1 in the environment): settings().rank and
+// settings().world_size are set, each rank joins the process group (hookforge::dist, c10d)
+// and builds the same config, and with data_parallel the components get
+//   the training runner     GradientAllReduce (the gradients averaged on on_post_backward,
+//                           the model broadcast from rank 0 at the start), ScoreAllReduce
+//   the validation runner   ScoreAllReduce (every hook sees the global scores)
+//   the Trainer             StopAgreement (every rank stops at the same epoch)
+// unless its hook list already has one of that class (listed explicitly, with options of
+// its own). Loaders shard their data (loader.hpp); hooks that write files or print act on
+// rank 0 only (config/hooks.hpp: rank_zero_only). The hooks are registered for configs
+// too (GradientAllReduce, ScoreAllReduce, StopAgreement) when hookforge::run was built
+// with hookforge::dist; in a run of one rank they do nothing.
+//
+// data_parallel_hooks() is what the components read while they are built: empty (no hook
+// added) unless hookforge-run set it up for a run of several ranks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hookforge/config/hooks.hpp"
+#include "hookforge/core/runtime/any_hook.hpp"
+#include "hookforge/torch/runners/inference_runner.hpp"
+#include "hookforge/torch/runners/trainer.hpp"
+#include "hookforge/torch/runners/training_runner.hpp"
+
+namespace hookforge::run {
+
+/// The `distributed:` section (see the top of this header).
+struct distributed_settings {
+  std::string backend = "gloo";
+  bool data_parallel = true;
+  double bucket_mb = 25;
+  std::string buffers = "off";
+  double join_timeout_s = 300;
+  double timeout_s = 1800;
+};
+
+/// The hooks a data-parallel run adds to its components (each call makes new instances).
+struct data_parallel_makers {
+  std::function<std::vector<any_hook<TrainingContext>>()> training;
+  std::function<std::vector<any_hook<InferenceContext>>()> validation;
+  std::function<std::vector<any_hook<TrainerContext>>()> trainer;
+};
+
+/// Set by hookforge-run for a run of several ranks; empty otherwise.
+inline data_parallel_makers& data_parallel_hooks() {
+  static data_parallel_makers makers;
+  return makers;
+}
+
+/// Attach the hooks `make` gives to `pack`, but for a class `listed` already has.
+template <class Pack, class Runner, class Ctx>
+void attach_data_parallel(Pack& pack, const config::hook_list<Runner>& listed,
+                          const std::function<std::vector<any_hook<Ctx>>()>& make) {
+  if (!make) return;
+  for (auto& hook : make()) {
+    bool present = false;
+    for (const auto& item : listed.items) present = present || item.hook.type_name() == hook.type_name();
+    if (!present) pack.attach(std::move(hook));
+  }
+}
+
+namespace detail {
+/// Whether this hookforge::run was built with hookforge::dist (src/run/distributed.cpp).
+bool have_dist();
+/// Join the run the environment describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+/// LOCAL_RANK) with `s`'s backend and timeouts: the group the data-parallel hooks built
+/// afterwards use. Throws std::invalid_argument for a bad variable or setting,
+/// hookforge::dist::error (a std::runtime_error) when the ranks cannot meet.
+void join_from_env(const distributed_settings& s);
+/// With s.data_parallel, set data_parallel_hooks() up (else clear it): the components built
+/// afterwards get the hooks, over the group of this process at that time (a single process
+/// before join_from_env: a build that only checks the config shows them, inert).
+void set_up_data_parallel(const distributed_settings& s);
+/// After a run: the time in the gradient all-reduce (empty when none ran).
+std::string data_parallel_summary();
+}  // namespace detail
+
+}  // namespace hookforge::run
