@@ -17,7 +17,8 @@
 # resident set size". On a shared machine wall time follows the load; CPU time less so.
 # Environment: CXX (default g++), CXXFLAGS (default: the Release build's flags
 # below), RUNS, COUNTS (hook counts to generate/measure, default "0 32"),
-# TORCH_INCLUDE (LibTorch's C++ API headers, default Debian's; --torch only).
+# TORCH_INCLUDE (LibTorch's C++ API headers, default Debian's; --torch only),
+# EXTRA_CXXFLAGS (added to CXXFLAGS; e.g. GCC's garbage-collector parameters, below).
 # fmt comes from /usr/include, so it needs no -I here; add its own to CXXFLAGS
 # when it lives elsewhere. No compiler cache is involved.
 set -euo pipefail
@@ -25,7 +26,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="$root/benchmarks/compile_time"
 cxx="${CXX:-g++}"
-cxxflags="${CXXFLAGS:--std=c++20 -O2 -DNDEBUG -DFMT_SHARED -I$root/include}"
+cxxflags="${CXXFLAGS:--std=c++20 -O2 -DNDEBUG -DFMT_SHARED -I$root/include} ${EXTRA_CXXFLAGS:-}"
 runs="${RUNS:-3}"
 counts=(${COUNTS:-0 32})
 

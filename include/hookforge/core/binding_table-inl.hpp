@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hookforge/core/binding_table.hpp"
+#include "hookforge/core/order.hpp"
 #include "hookforge/core/priority.hpp"
 
 namespace hookforge {
@@ -21,10 +22,20 @@ HOOKFORGE_INLINE void append_padded(std::string& out, std::string_view text, std
   if (text.size() < width) out.append(width - text.size(), ' ');
 }
 
-HOOKFORGE_INLINE void append_static_rows(std::vector<binding_row>& rows, std::string_view point,
-                                         std::span<const static_row> fixed) {
-  for (const auto& f : fixed)
+HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_view point,
+                                  std::span<const static_row> fixed, std::span<const runtime_row> dynamic,
+                                  std::size_t runtime_index) {
+  std::size_t r = 0;
+  auto append_dynamic_before = [&](order_key next) {
+    for (; r < dynamic.size() && runs_before({dynamic[r].priority, runtime_index}, next); ++r)
+      rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
+  };
+  for (const auto& f : fixed) {
+    append_dynamic_before(f.key);
     rows.push_back({point, std::string(f.hook), std::string(f.method), f.priority, false});
+  }
+  for (; r < dynamic.size(); ++r)
+    rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
 }
 
 }  // namespace detail

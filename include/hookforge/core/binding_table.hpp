@@ -43,9 +43,19 @@ struct static_row {
   order_key key;  ///< where runtime handlers merge in (order.hpp)
 };
 
-/// Appends the rows of `fixed`, bound to `point`: a loop, not code per handler.
-HOOKFORGE_INLINE void append_static_rows(std::vector<binding_row>& rows, std::string_view point,
-                                         std::span<const static_row> fixed);
+/// A runtime handler as runtime_hooks describes it for the table.
+struct runtime_row {
+  std::string hook;
+  std::string method;
+  int priority;
+};
+
+/// Appends `point`'s rows: the static handlers `fixed` in firing order, with the runtime
+/// ones (`dynamic`, attached at slot `runtime_index`) merged in by order.hpp's rule,
+/// exactly as hook_pack fires them. One loop, compiled once, not code per point.
+HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_view point,
+                                  std::span<const static_row> fixed, std::span<const runtime_row> dynamic,
+                                  std::size_t runtime_index);
 }  // namespace detail
 
 /// Render a runner's table; `points` lists every point so unbound ones show too.

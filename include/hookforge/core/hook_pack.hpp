@@ -353,26 +353,16 @@ class hook_pack {
     for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
   }
 
-  // The rows come from a compile-time array, so a table costs a loop per point, not code
-  // per handler.
+  // The rows come from a compile-time array and the merge is one compiled loop
+  // (binding_table.hpp), so a table costs a call per point, not code per handler.
   template <class P>
   void add_rows(std::vector<binding_row>& rows) const {
     constexpr auto& fixed = detail::static_rows_v<points_of<Runner>, P, Hooks...>;
-    if constexpr (takes_runtime_hooks) {
-      // The same merge as fire_merged.
-      auto dynamic = runtime().described_at(points_of<Runner>::template index_of<P>);
-      std::size_t r = 0;
-      for (const auto& f : fixed) {
-        for (; r < dynamic.size() && detail::runs_before({dynamic[r].priority, runtime_index}, f.key);
-             ++r)
-          rows.push_back({P::name, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
-        detail::append_static_rows(rows, P::name, {&f, 1});
-      }
-      for (; r < dynamic.size(); ++r)
-        rows.push_back({P::name, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
-    } else {
-      detail::append_static_rows(rows, P::name, fixed);
-    }
+    if constexpr (takes_runtime_hooks)
+      detail::append_rows(rows, P::name, fixed, runtime().described_at(points_of<Runner>::template index_of<P>),
+                          runtime_index);
+    else
+      detail::append_rows(rows, P::name, fixed, {}, runtime_index);
   }
 
   slots hooks_;

@@ -3,12 +3,14 @@
 // otherwise (core/config.hpp).
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -44,6 +46,25 @@ HOOKFORGE_INLINE void throw_not_a_state_map(std::string_view key, std::string_vi
   throw std::invalid_argument("hookforge: runtime hook '" + std::string(key) + "' (" +
                               std::string(section) +
                               ") returns a state that is not hookforge::state_map");
+}
+
+HOOKFORGE_INLINE void append_runtime_persistent_hooks(std::vector<persistent_hook>& out,
+                                                      std::span<const runtime_counts> counted,
+                                                      std::span<const runtime_state> states,
+                                                      std::string_view component) {
+  for (const auto& c : counted)
+    out.push_back({hook_counts_section(component, c.key), true, [c] { return counts_state(c.save(c.object)); },
+                   [c](const state_map& s) { c.load(c.object, counts_of(s)); }});
+  for (const auto& s : states) {
+    std::string section = hook_state_section(component, s.key);
+    out.push_back({section, false,
+                   [s, section] {
+                     auto any = s.save(s.object);
+                     if (const auto* state = std::any_cast<state_map>(&any)) return *state;
+                     throw_not_a_state_map(s.key, section);
+                   },
+                   [s](const state_map& state) { s.load(s.object, std::any(state)); }});
+  }
 }
 
 }  // namespace detail

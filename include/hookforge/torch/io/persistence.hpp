@@ -25,6 +25,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "hookforge/core/config.hpp"
+#include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
@@ -65,6 +67,12 @@ HOOKFORGE_INLINE std::vector<std::int64_t> counts_of(const state_map& state);
 [[noreturn]] HOOKFORGE_INLINE void throw_not_a_state_map(std::string_view key,
                                                          std::string_view section);
 
+/// persistent_hooks' runtime part: type-erased already, so compiled once, not per pack.
+HOOKFORGE_INLINE void append_runtime_persistent_hooks(std::vector<persistent_hook>& out,
+                                                      std::span<const runtime_counts> counted,
+                                                      std::span<const runtime_state> states,
+                                                      std::string_view component);
+
 }  // namespace detail
 
 /// Every persistent hook of `pack` (a runner's hooks()), filter counts first, then
@@ -83,21 +91,8 @@ std::vector<persistent_hook> persistent_hooks(Pack& pack, std::string_view compo
     out.push_back({hook_state_section(component, key), false, [&hook] { return hook.state_dict(); },
                    [&hook](const state_map& s) { hook.load_state_dict(s); }});
   });
-  if constexpr (requires { pack.runtime(); }) {
-    for (const auto& c : pack.runtime().counted())
-      out.push_back({hook_counts_section(component, c.key), true, [c] { return detail::counts_state(c.save(c.object)); },
-                     [c](const state_map& s) { c.load(c.object, detail::counts_of(s)); }});
-    for (const auto& s : pack.runtime().states()) {
-      std::string section = hook_state_section(component, s.key);
-      out.push_back({section, false,
-                     [s, section] {
-                       auto any = s.save(s.object);
-                       if (const auto* state = std::any_cast<state_map>(&any)) return *state;
-                       detail::throw_not_a_state_map(s.key, section);
-                     },
-                     [s](const state_map& state) { s.load(s.object, std::any(state)); }});
-    }
-  }
+  if constexpr (requires { pack.runtime(); })
+    detail::append_runtime_persistent_hooks(out, pack.runtime().counted(), pack.runtime().states(), component);
   return out;
 }
 
