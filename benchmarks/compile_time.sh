@@ -6,15 +6,19 @@
 #   benchmarks/compile_time.sh              measure benchmarks/compile_time/hooks_{0,32}.cpp
 #   benchmarks/compile_time.sh --generate   rewrite those sources first (deterministic)
 #   benchmarks/compile_time.sh --torch      measure what hookforge adds to a LibTorch training
-#                                           TU instead: compile_time/torch_{plain,hookforge}.cpp
+#                                           TU instead: compile_time/torch_{plain,hookforge}.cpp,
+#                                           the latter header-only and with
+#                                           -DHOOKFORGE_SEPARATE_COMPILATION ("compiled": what a TU
+#                                           linked to hookforge::torch_compiled compiles)
 #
-# Each TU is compiled to an object file (-c) RUNS times (default 3) under
+# Each TU is compiled to an object file (-c) RUNS times (default 3), round-robin, under
 # /usr/bin/time -v; the table gives the median wall time ("Elapsed (wall clock)"),
 # the median user CPU time, the median user+sys CPU time and the median "Maximum
 # resident set size". On a shared machine wall time follows the load; CPU time less so.
 # Environment: CXX (default g++), CXXFLAGS (default: the Release build's flags
 # below), RUNS, COUNTS (hook counts to generate/measure, default "0 32"),
-# TORCH_INCLUDE (LibTorch's C++ API headers, default Debian's; --torch only).
+# TORCH_INCLUDE (LibTorch's C++ API headers, default Debian's; --torch only),
+# EXTRA_CXXFLAGS (added to CXXFLAGS; e.g. GCC's garbage-collector parameters, below).
 # fmt comes from /usr/include, so it needs no -I here; add its own to CXXFLAGS
 # when it lives elsewhere. No compiler cache is involved.
 set -euo pipefail
@@ -22,7 +26,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="$root/benchmarks/compile_time"
 cxx="${CXX:-g++}"
-cxxflags="${CXXFLAGS:--std=c++20 -O2 -DNDEBUG -DFMT_SHARED -I$root/include}"
+cxxflags="${CXXFLAGS:--std=c++20 -O2 -DNDEBUG -DFMT_SHARED -I$root/include} ${EXTRA_CXXFLAGS:-}"
 runs="${RUNS:-3}"
 counts=(${COUNTS:-0 32})
 
@@ -127,15 +131,26 @@ case "${1:-}" in
     ;;
   --torch)
     torch=1
-    # The torch pair is named by variant, not by hook count; the flags add LibTorch's.
-    counts=(plain hookforge)
+    # The torch TUs are named by variant, not by hook count; the flags add LibTorch's.
+    counts=(plain hookforge compiled)
     cxxflags="$cxxflags -D_GLIBCXX_USE_CXX11_ABI=1 -isystem ${TORCH_INCLUDE:-/usr/include/torch/csrc/api/include}"
     ;;
 esac
-source_of() { if ((torch)); then echo "$dir/torch_$1.cpp"; else echo "$dir/hooks_$1.cpp"; fi; }
+source_of() {
+  if ((torch)); then
+    [[ "$1" == compiled ]] && echo "$dir/torch_hookforge.cpp" || echo "$dir/torch_$1.cpp"
+  else
+    echo "$dir/hooks_$1.cpp"
+  fi
+}
+flags_of() { [[ "$1" == compiled ]] && echo "-DHOOKFORGE_SEPARATE_COMPILATION" || true; }
 label_of() {
   if ((torch)); then
-    echo "$1 (\`compile_time/torch_$1.cpp\`)"
+    case "$1" in
+      compiled) echo "hookforge, compiled (\`compile_time/torch_hookforge.cpp\`, \`-DHOOKFORGE_SEPARATE_COMPILATION\`)" ;;
+      hookforge) echo "hookforge, header-only (\`compile_time/torch_hookforge.cpp\`)" ;;
+      *) echo "$1 (\`compile_time/torch_$1.cpp\`)" ;;
+    esac
   else
     echo "$1 hooks, 6 points (\`compile_time/hooks_$1.cpp\`)"
   fi
@@ -148,22 +163,27 @@ trap 'rm -rf "$work"' EXIT
 
 declare -A wall user cpu rss
 for n in "${counts[@]}"; do
-  src="$(source_of "$n")"
-  [[ -f "$src" ]] || { echo "missing $src (run with --generate)" >&2; exit 2; }
-  : >"$work/wall"; : >"$work/user"; : >"$work/cpu"; : >"$work/rss"
-  for ((r = 0; r < runs; ++r)); do
+  [[ -f "$(source_of "$n")" ]] || { echo "missing $(source_of "$n") (run with --generate)" >&2; exit 2; }
+  : >"$work/wall.$n"; : >"$work/user.$n"; : >"$work/cpu.$n"; : >"$work/rss.$n"
+done
+# Round-robin (run 1 of every TU, then run 2, ...): a load that drifts during the
+# measurement then weighs on every TU alike.
+for ((r = 0; r < runs; ++r)); do
+  for n in "${counts[@]}"; do
     # shellcheck disable=SC2086
-    /usr/bin/time -v -o "$work/time" "$cxx" $cxxflags -c "$src" -o "$work/out.o"
+    /usr/bin/time -v -o "$work/time" "$cxx" $cxxflags $(flags_of "$n") -c "$(source_of "$n")" -o "$work/out.o"
     awk -F': ' '
-      /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (k = 1; k <= n; ++k) s = s * 60 + p[k]; print s >> "'"$work/wall"'" }
-      /User time \(seconds\)/ { u = $2; print u >> "'"$work/user"'" }
-      /System time \(seconds\)/ { print u + $2 >> "'"$work/cpu"'" }
-      /Maximum resident set size/ { print $2 >> "'"$work/rss"'" }' "$work/time"
+      /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (k = 1; k <= n; ++k) s = s * 60 + p[k]; print s >> "'"$work/wall.$n"'" }
+      /User time \(seconds\)/ { u = $2; print u >> "'"$work/user.$n"'" }
+      /System time \(seconds\)/ { print u + $2 >> "'"$work/cpu.$n"'" }
+      /Maximum resident set size/ { print $2 >> "'"$work/rss.$n"'" }' "$work/time"
   done
-  wall[$n]="$(median <"$work/wall")"
-  user[$n]="$(median <"$work/user")"
-  cpu[$n]="$(median <"$work/cpu")"
-  rss[$n]="$(median <"$work/rss")"
+done
+for n in "${counts[@]}"; do
+  wall[$n]="$(median <"$work/wall.$n")"
+  user[$n]="$(median <"$work/user.$n")"
+  cpu[$n]="$(median <"$work/cpu.$n")"
+  rss[$n]="$(median <"$work/rss.$n")"
 done
 
 echo "Compile time, median of $runs runs; $("$cxx" --version | head -1)"
@@ -175,11 +195,15 @@ for n in "${counts[@]}"; do
   printf '| %s | %.2f | %.2f | %.2f | %.0f |\n' \
     "$(label_of "$n")" "${wall[$n]}" "${user[$n]}" "${cpu[$n]}" "$(awk -v k="${rss[$n]}" 'BEGIN { print k / 1024 }')"
 done
-lo="${counts[0]}"; hi="${counts[${#counts[@]}-1]}"
-if [[ "$lo" != "$hi" ]]; then
-  printf '| difference (%s − %s) | %+.2f | %+.2f | %+.2f | %+.0f |\n' "$hi" "$lo" \
+# One difference row per TU against the first (the baseline), with the relative change.
+lo="${counts[0]}"
+for hi in "${counts[@]:1}"; do
+  printf '| difference (%s − %s) | %+.2f (%+.0f %%) | %+.2f (%+.0f %%) | %+.2f (%+.0f %%) | %+.0f |\n' "$hi" "$lo" \
     "$(awk -v a="${wall[$hi]}" -v b="${wall[$lo]}" 'BEGIN { print a - b }')" \
+    "$(awk -v a="${wall[$hi]}" -v b="${wall[$lo]}" 'BEGIN { print 100 * (a - b) / b }')" \
     "$(awk -v a="${user[$hi]}" -v b="${user[$lo]}" 'BEGIN { print a - b }')" \
+    "$(awk -v a="${user[$hi]}" -v b="${user[$lo]}" 'BEGIN { print 100 * (a - b) / b }')" \
     "$(awk -v a="${cpu[$hi]}" -v b="${cpu[$lo]}" 'BEGIN { print a - b }')" \
+    "$(awk -v a="${cpu[$hi]}" -v b="${cpu[$lo]}" 'BEGIN { print 100 * (a - b) / b }')" \
     "$(awk -v a="${rss[$hi]}" -v b="${rss[$lo]}" 'BEGIN { print (a - b) / 1024 }')"
-fi
+done

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/core.h>
 #include <png.h>
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hookforge/core/config.hpp"
+#include "hookforge/core/order.hpp"
 #include "hookforge/core/priority.hpp"
 
 namespace hookforge {
@@ -31,39 +33,40 @@ struct binding_row {
 
 namespace detail {
 /// Appends `text` left-aligned in `width` columns (never cut), as {fmt}'s "{:<width}".
-inline void append_padded(std::string& out, std::string_view text, std::size_t width) {
-  out.append(text);
-  if (text.size() < width) out.append(width - text.size(), ' ');
-}
+HOOKFORGE_INLINE void append_padded(std::string& out, std::string_view text, std::size_t width);
+
+/// A static handler's row, known at compile time (hook_pack builds one array per point).
+struct static_row {
+  std::string_view hook;
+  std::string_view method;
+  int priority;
+  order_key key;  ///< where runtime handlers merge in (order.hpp)
+};
+
+/// A runtime handler as runtime_hooks describes it for the table.
+struct runtime_row {
+  std::string hook;
+  std::string method;
+  int priority;
+};
+
+/// Appends `point`'s rows: the static handlers `fixed` in firing order, with the runtime
+/// ones (`dynamic`, attached at slot `runtime_index`) merged in by order.hpp's rule,
+/// exactly as hook_pack fires them. One loop, compiled once, not code per point.
+HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_view point,
+                                  std::span<const static_row> fixed, std::span<const runtime_row> dynamic,
+                                  std::size_t runtime_index);
 }  // namespace detail
 
 /// Render a runner's table; `points` lists every point so unbound ones show too.
 // Plain string building: every hook_pack can print its table, and {fmt}'s
 // formatting header would weigh on every TU that dispatches.
-inline std::string format_binding_table(std::string_view component,
-                                        std::span<const std::string_view> points,
-                                        std::span<const binding_row> rows) {
-  std::string out = std::string(component) + "\n";
-  for (auto p : points) {
-    bool any = false;
-    for (const auto& r : rows) {
-      if (r.point != p) continue;
-      if (!any) out.append("  ").append(p).append("\n");
-      any = true;
-      auto level = priority::name_of(r.priority) + " (" + std::to_string(r.priority) + ")";
-      out.append("    ");
-      detail::append_padded(out, level, 18);
-      out.append(" ");
-      out.append(r.hook).append("::").append(r.method);
-      out.append(r.runtime ? "   [runtime]\n" : "\n");
-    }
-    if (!any) {
-      out.append("  ");
-      detail::append_padded(out, p, 28);
-      out.append(" -\n");
-    }
-  }
-  return out;
-}
+HOOKFORGE_INLINE std::string format_binding_table(std::string_view component,
+                                                  std::span<const std::string_view> points,
+                                                  std::span<const binding_row> rows);
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/core/binding_table-inl.hpp"
+#endif

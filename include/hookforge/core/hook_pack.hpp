@@ -153,6 +153,24 @@ constexpr auto dispatch_order() {
 template <class Points, class P, class... Hooks>
 inline constexpr auto dispatch_order_v = dispatch_order<Points, P, Hooks...>();
 
+/// The binding-table rows of P's static handlers, in firing order.
+template <class Points, class P, class... Hooks>
+constexpr auto static_rows() {
+  constexpr auto& order = dispatch_order_v<Points, P, Hooks...>;
+  std::array<static_row, order.size()> rows{};
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    using hooks = type_list<Hooks...>;
+    ((rows[K] = {hook_name<type_at_t<order[K].hook, hooks>>(),
+                 type_at_t<order[K].binding, bindings_of<type_at_t<order[K].hook, hooks>>>::method,
+                 order[K].priority, order[K].key()}),
+     ...);
+  }(std::make_index_sequence<order.size()>{});
+  return rows;
+}
+
+template <class Points, class P, class... Hooks>
+inline constexpr auto static_rows_v = static_rows<Points, P, Hooks...>();
+
 template <class... Hooks>
 constexpr std::size_t runtime_slot_index() {
   constexpr bool is_slot[] = {std::is_same_v<Hooks, runtime_hooks>..., false};
@@ -335,34 +353,16 @@ class hook_pack {
     for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
   }
 
+  // The rows come from a compile-time array and the merge is one compiled loop
+  // (binding_table.hpp), so a table costs a call per point, not code per handler.
   template <class P>
   void add_rows(std::vector<binding_row>& rows) const {
-    constexpr auto& order = detail::dispatch_order_v<points_of<Runner>, P, Hooks...>;
-    std::vector<binding_row> fixed;
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ([&] {
-        constexpr auto slot = order[K];
-        using H = hook_t<slot.hook>;
-        using B = detail::type_at_t<slot.binding, bindings_of<H>>;
-        fixed.push_back({P::name, std::string(hook_name<H>()), std::string(B::method),
-                         slot.priority, false});
-      }(), ...);
-    }(std::make_index_sequence<order.size()>{});
-    if constexpr (takes_runtime_hooks) {
-      // The same merge as fire_merged.
-      auto dynamic = runtime().described_at(points_of<Runner>::template index_of<P>);
-      std::size_t r = 0;
-      for (std::size_t s = 0; s < fixed.size(); ++s) {
-        for (; r < dynamic.size() && detail::runs_before({dynamic[r].priority, runtime_index}, order[s].key());
-             ++r)
-          rows.push_back({P::name, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
-        rows.push_back(std::move(fixed[s]));
-      }
-      for (; r < dynamic.size(); ++r)
-        rows.push_back({P::name, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
-    } else {
-      for (auto& f : fixed) rows.push_back(std::move(f));
-    }
+    constexpr auto& fixed = detail::static_rows_v<points_of<Runner>, P, Hooks...>;
+    if constexpr (takes_runtime_hooks)
+      detail::append_rows(rows, P::name, fixed, runtime().described_at(points_of<Runner>::template index_of<P>),
+                          runtime_index);
+    else
+      detail::append_rows(rows, P::name, fixed, {}, runtime_index);
   }
 
   slots hooks_;

@@ -28,6 +28,7 @@
 
 #include <fmt/core.h>
 
+#include "hookforge/core/binding_table.hpp"
 #include "hookforge/core/order.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
@@ -173,11 +174,7 @@ class runtime_hooks {
     void* object;
   };
   /// One bound handler, as a binding table shows it.
-  struct description {
-    std::string hook;
-    std::string method;
-    int priority;
-  };
+  using description = detail::runtime_row;
 
   /// The handlers bound to the runner's point number `point`, in firing order.
   std::span<const handler> at(std::size_t point) const {

@@ -8,8 +8,7 @@
 #pragma once
 
 #include <cstdint>
-#include <iterator>
-#include <ranges>
+#include <iterator>  // also declares std::ranges::size; <ranges> would cost ~3,500 lines
 #include <type_traits>
 #include <utility>
 

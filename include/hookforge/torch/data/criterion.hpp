@@ -13,9 +13,11 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
@@ -42,11 +44,15 @@ loss_terms evaluate_criterion(C& c, const Entry& entry) {
 }
 
 /// The sum of the terms.
-inline torch::Tensor total_loss(const loss_terms& terms) {
-  torch::Tensor total;
-  for (const auto& [name, value] : terms) total = total.defined() ? total + value : value;
-  return total;
-}
+HOOKFORGE_INLINE torch::Tensor total_loss(const loss_terms& terms);
+
+namespace detail {
+/// A runner's extra losses (added by hooks) joined to the criterion's `terms`. A name the
+/// criterion already has is std::invalid_argument: "<who>extra loss '<name>' has the name
+/// of a criterion term" (`who`: "TrainingEpochRunner: ", "GANTrainingRunner: D ", …).
+HOOKFORGE_INLINE void add_extra_losses(loss_terms& terms, const loss_terms& extra,
+                                       std::string_view who);
+}  // namespace detail
 
 /// Call `set_epoch` when the criterion has one.
 template <class C>
@@ -55,3 +61,7 @@ void update_criterion_schedule(C& c, std::int64_t epoch) {
 }
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/criterion-inl.hpp"
+#endif

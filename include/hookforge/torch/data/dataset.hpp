@@ -27,6 +27,7 @@
 
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
@@ -44,38 +45,13 @@ class tensor_dataset {
  public:
   tensor_dataset(std::initializer_list<std::pair<std::string, torch::Tensor>> fields)
       : tensor_dataset(Entry(fields)) {}
-  explicit tensor_dataset(Entry fields) : fields_(std::move(fields)) {
-    if (fields_.empty()) throw std::invalid_argument("tensor_dataset: fields must not be empty");
-    const std::string* first = nullptr;
-    for (const auto& [name, tensor] : fields_) {
-      if (!tensor.defined() || tensor.dim() == 0)
-        throw std::invalid_argument(
-            "tensor_dataset: field '" + name + "' must have a sample dimension (dim 0), got " +
-            (tensor.defined() ? "a 0-dimensional tensor" : "an undefined tensor"));
-      if (first == nullptr) {
-        first = &name;
-        size_ = tensor.size(0);
-      } else if (tensor.size(0) != size_) {
-        throw std::invalid_argument(
-            "tensor_dataset: fields must agree on the number of samples (dim 0), got " +
-            std::to_string(size_) + " for '" + *first + "' and " + std::to_string(tensor.size(0)) +
-            " for '" + name + "'");
-      }
-    }
-  }
+  /// std::invalid_argument for no fields, a field without dim 0, or fields of other sizes.
+  explicit tensor_dataset(Entry fields);
 
   std::size_t size() const noexcept { return static_cast<std::size_t>(size_); }
 
   /// Views of each field's row `index` (no copy). Throws std::out_of_range past the end.
-  Entry get(std::size_t index) const {
-    if (index >= size())
-      throw std::out_of_range("tensor_dataset::get: index " + std::to_string(index) +
-                              " out of range for " + std::to_string(size()) + " samples");
-    Entry sample;
-    for (const auto& [name, tensor] : fields_)
-      sample.set(name, tensor.select(0, static_cast<std::int64_t>(index)));
-    return sample;
-  }
+  Entry get(std::size_t index) const;
 
   /// The whole tensors, as given.
   const Entry& fields() const noexcept { return fields_; }
@@ -134,3 +110,7 @@ template <class Dataset>
 subset(std::shared_ptr<Dataset>, std::vector<std::size_t>) -> subset<Dataset>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/dataset-inl.hpp"
+#endif

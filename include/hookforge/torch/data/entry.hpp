@@ -38,6 +38,8 @@
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
+
 namespace hookforge {
 
 /// Tag for Entry::set: the field has no batch dimension, so batch_size() ignores it.
@@ -54,15 +56,8 @@ class Entry {
 
   Entry() = default;
   // Throws std::invalid_argument when a name appears twice.
-  Entry(std::initializer_list<std::pair<std::string, torch::Tensor>> fields) {
-    fields_.reserve(fields.size());
-    for (const auto& [name, tensor] : fields) {
-      if (contains(name))
-        throw std::invalid_argument("hookforge::Entry: field '" + name + "' given twice");
-      fields_.emplace_back(name, tensor);
-    }
-  }
-  Entry(const Entry&) = default;
+  Entry(std::initializer_list<std::pair<std::string, torch::Tensor>> fields);
+  Entry(const Entry&);
   Entry(Entry&&) noexcept = default;
   /// A copy with room for `extra` more fields, so that adding them (the model's output)
   /// does not reallocate: the runners copy each batch from the loader this way.
@@ -71,139 +66,48 @@ class Entry {
     for (const auto& field : other.fields_) fields_.push_back(field);
   }
   // By value then swap: the stored pairs have const names and are not assignable.
-  Entry& operator=(Entry other) noexcept {
-    fields_.swap(other.fields_);
-    not_batched_.swap(other.not_batched_);
-    return *this;
-  }
-  ~Entry() = default;
+  Entry& operator=(Entry other) noexcept;
+  ~Entry();
 
   // As std::map: a missing name is added (holding an undefined tensor) at the end.
-  torch::Tensor& operator[](std::string_view name) {
-    if (auto it = find(name); it != end()) return it->second;
-    return fields_.emplace_back(std::string(name), torch::Tensor()).second;
-  }
+  torch::Tensor& operator[](std::string_view name);
 
   // Throws std::out_of_range naming the missing field and the fields present.
-  torch::Tensor& at(std::string_view name) {
-    if (auto it = find(name); it != end()) return it->second;
-    throw_missing(name);
-  }
-  const torch::Tensor& at(std::string_view name) const {
-    if (auto it = find(name); it != end()) return it->second;
-    throw_missing(name);
-  }
+  torch::Tensor& at(std::string_view name);
+  const torch::Tensor& at(std::string_view name) const;
 
-  bool contains(std::string_view name) const { return find(name) != end(); }
+  bool contains(std::string_view name) const;
 
   // Overwrites the field in place (keeping its position) or appends it, as a batch-major
   // field; with `not_batched`, as a field without a batch dimension.
-  Entry& set(std::string_view name, torch::Tensor tensor) {
-    (*this)[name] = std::move(tensor);
-    mark_batched(name, true);
-    return *this;
-  }
-  Entry& set(std::string_view name, torch::Tensor tensor, not_batched_t) {
-    (*this)[name] = std::move(tensor);
-    mark_batched(name, false);
-    return *this;
-  }
+  Entry& set(std::string_view name, torch::Tensor tensor);
+  Entry& set(std::string_view name, torch::Tensor tensor, not_batched_t);
 
   // False for a field set with `not_batched` (and for a missing one).
-  bool is_batched(std::string_view name) const {
-    return contains(name) && !marked_not_batched(name);
-  }
+  bool is_batched(std::string_view name) const;
 
   // Removes the field; returns whether it was there.
-  bool erase(std::string_view name) {
-    if (!contains(name)) return false;
-    std::vector<value_type> rest;
-    rest.reserve(fields_.size() - 1);
-    for (auto& [n, t] : fields_)
-      if (n != name) rest.emplace_back(n, std::move(t));
-    fields_.swap(rest);
-    mark_batched(name, true);
-    return true;
-  }
+  bool erase(std::string_view name);
 
-  iterator find(std::string_view name) {
-    for (auto it = fields_.begin(); it != fields_.end(); ++it)
-      if (it->first == name) return it;
-    return fields_.end();
-  }
-  const_iterator find(std::string_view name) const {
-    for (auto it = fields_.begin(); it != fields_.end(); ++it)
-      if (it->first == name) return it;
-    return fields_.end();
-  }
+  iterator find(std::string_view name);
+  const_iterator find(std::string_view name) const;
 
   // Adds the fields of `output` (typically the model's), overwriting same-named ones in
   // place, so postprocessors and the loss see every field in one Entry. Each field keeps
   // the `not_batched` mark it has in `output`.
-  void merge(const Entry& output) {
-    if (&output == this) return;
-    for (const auto& [name, tensor] : output) {
-      (*this)[name] = tensor;
-      mark_batched(name, !output.marked_not_batched(name));
-    }
-  }
-  void merge(Entry&& output) {
-    if (&output == this) return;
-    for (auto& [name, tensor] : output.fields_) {
-      (*this)[name] = std::move(tensor);
-      mark_batched(name, !output.marked_not_batched(name));
-    }
-    output.fields_.clear();
-    output.not_batched_.clear();
-  }
+  void merge(const Entry& output);
+  void merge(Entry&& output);
 
   // A copy with every defined tensor moved to `device` (dtype kept); undefined tensors
   // stay undefined. Tensors already on `device` are shared, not copied.
-  Entry to(torch::Device device, bool non_blocking = false) const {
-    Entry moved;
-    moved.fields_.reserve(fields_.size());
-    for (const auto& [name, tensor] : fields_)
-      moved.fields_.emplace_back(
-          name, tensor.defined() ? tensor.to(device, tensor.scalar_type(), non_blocking) : tensor);
-    moved.not_batched_ = not_batched_;
-    return moved;
-  }
+  Entry to(torch::Device device, bool non_blocking = false) const;
 
   // The first dimension of the batch-major fields: every defined field of one or more
   // dimensions not marked `not_batched`. Throws std::logic_error when there is no such
   // field, or when they disagree (naming each field and its size), whatever their order.
-  std::size_t batch_size() const {
-    const value_type* first = nullptr;
-    std::int64_t size = 0;
-    bool agree = true;
-    for (const auto& field : fields_) {
-      if (!counts_for_batch(field)) continue;
-      const std::int64_t n = field.second.sizes()[0];
-      if (first == nullptr) {
-        first = &field;
-        size = n;
-      }
-      agree = agree && n == size;
-    }
-    if (first == nullptr)
-      throw std::logic_error(
-          "hookforge::Entry::batch_size: no field has a batch dimension; fields: " +
-          describe([](const value_type&) { return true; }));
-    if (!agree)
-      throw std::logic_error(
-          "hookforge::Entry::batch_size: the batch-major fields disagree on the batch size: " +
-          describe([this](const value_type& f) { return counts_for_batch(f); }) +
-          "; mark a field without a batch dimension with "
-          "set(name, tensor, hookforge::not_batched)");
-    return static_cast<std::size_t>(size);
-  }
+  std::size_t batch_size() const;
 
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    out.reserve(fields_.size());
-    for (const auto& field : fields_) out.push_back(field.first);
-    return out;
-  }
+  std::vector<std::string> names() const;
 
   std::size_t size() const noexcept { return fields_.size(); }
   bool empty() const noexcept { return fields_.empty(); }
@@ -216,47 +120,15 @@ class Entry {
   const_iterator cend() const noexcept { return fields_.cend(); }
 
  private:
-  [[noreturn]] void throw_missing(std::string_view name) const {
-    std::string msg = "hookforge::Entry has no field '" + std::string(name) + "'; fields: [";
-    for (std::size_t i = 0; i < fields_.size(); ++i) msg += (i ? ", " : "") + fields_[i].first;
-    throw std::out_of_range(msg + "]");
-  }
+  [[noreturn]] void throw_missing(std::string_view name) const;
 
-  bool marked_not_batched(std::string_view name) const {
-    for (const auto& n : not_batched_)
-      if (n == name) return true;
-    return false;
-  }
-  void mark_batched(std::string_view name, bool batched) {
-    if (batched) {
-      std::erase(not_batched_, name);
-    } else if (!marked_not_batched(name)) {
-      not_batched_.emplace_back(name);
-    }
-  }
-  bool counts_for_batch(const value_type& field) const {
-    return field.second.defined() && field.second.dim() > 0 && !marked_not_batched(field.first);
-  }
+  bool marked_not_batched(std::string_view name) const;
+  void mark_batched(std::string_view name, bool batched);
+  bool counts_for_batch(const value_type& field) const;
 
   // "[input: 8, target: 5, mask: not batched]", over the fields `pick` selects.
   template <class Pick>
-  std::string describe(Pick pick) const {
-    std::string out = "[";
-    for (const auto& field : fields_) {
-      if (!pick(field)) continue;
-      const auto& [name, tensor] = field;
-      out += (out.size() > 1 ? ", " : "") + name + ": ";
-      if (marked_not_batched(name))
-        out += "not batched";
-      else if (!tensor.defined())
-        out += "undefined";
-      else if (tensor.dim() == 0)
-        out += "0-dimensional";
-      else
-        out += std::to_string(tensor.size(0));
-    }
-    return out + "]";
-  }
+  std::string describe(Pick pick) const;
 
   std::vector<value_type> fields_;
   std::vector<std::string> not_batched_;  // names of the fields set with `not_batched`
@@ -350,3 +222,7 @@ void forward_into(M& model, Entry& batch) {
 }
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/entry-inl.hpp"
+#endif

@@ -51,6 +51,7 @@
 #include <torch/data/worker_exception.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/dataset.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/sampler.hpp"
@@ -69,49 +70,14 @@ struct loader_options {
 
 namespace detail {
 
-inline std::string shape_string(const torch::Tensor& t) {
-  std::string out = "[";
-  for (std::int64_t d = 0; d < t.dim(); ++d) out += (d ? ", " : "") + std::to_string(t.size(d));
-  return out + "]";
-}
+/// A tensor's shape as text, "[2, 3]".
+HOOKFORGE_INLINE std::string shape_string(const torch::Tensor& t);
 
 /// Stacks `samples` (dataset indices `indices`, for messages) field by field, in the
-/// first sample's field order.
-inline Entry collate(const std::vector<Entry>& samples, std::span<const std::size_t> indices) {
-  Entry batch;
-  if (samples.empty()) return batch;
-  const Entry& first = samples.front();
-  const auto sample = [&](std::size_t i) { return "sample " + std::to_string(indices[i]); };
-  for (std::size_t i = 1; i < samples.size(); ++i) {
-    for (const auto& [name, tensor] : first)
-      if (!samples[i].contains(name))
-        throw std::invalid_argument("DataLoader: field '" + name + "' is in " + sample(0) +
-                                    " but not in " + sample(i));
-    for (const auto& [name, tensor] : samples[i])
-      if (!first.contains(name))
-        throw std::invalid_argument("DataLoader: field '" + name + "' is in " + sample(i) +
-                                    " but not in " + sample(0));
-  }
-  std::vector<torch::Tensor> column;
-  column.reserve(samples.size());
-  for (const auto& [name, reference] : first) {
-    column.clear();
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const torch::Tensor& t = samples[i].at(name);
-      if (!t.defined())
-        throw std::invalid_argument("DataLoader: field '" + name + "' is undefined in " +
-                                    sample(i));
-      if (!column.empty() && t.sizes() != column.front().sizes())
-        throw std::invalid_argument("DataLoader: field '" + name + "' has shape " +
-                                    shape_string(column.front()) + " in " + sample(0) + " but " +
-                                    shape_string(t) + " in " + sample(i) +
-                                    "; the samples of a batch must agree on each field's shape");
-      column.push_back(t);
-    }
-    batch.set(name, torch::stack(column));
-  }
-  return batch;
-}
+/// first sample's field order. std::invalid_argument naming the field and the samples when
+/// they disagree on the fields or a field's shape.
+HOOKFORGE_INLINE Entry collate(const std::vector<Entry>& samples,
+                               std::span<const std::size_t> indices);
 
 /// The batch of the samples at `indices`.
 template <class Dataset>
@@ -183,16 +149,8 @@ class prefetcher final
   std::int64_t last_ = 0;
 };
 
-inline std::int64_t state_int(const state_map& state, const char* key) {
-  auto found = state.find(key);
-  if (found == state.end())
-    throw std::invalid_argument(std::string("DataLoader::load_state_dict: the state has no '") +
-                                key + "'");
-  if (!found->second.isInt())
-    throw std::invalid_argument(std::string("DataLoader::load_state_dict: '") + key +
-                                "' must be an int, got " + found->second.tagKind());
-  return found->second.toInt();
-}
+/// The int `key` of a DataLoader state; std::invalid_argument when it is missing or not an int.
+HOOKFORGE_INLINE std::int64_t state_int(const state_map& state, const char* key);
 
 }  // namespace detail
 
@@ -429,3 +387,7 @@ template <class Dataset, index_sampler Sampler>
 DataLoader(Dataset, Sampler) -> DataLoader<Dataset, Sampler>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/loader-inl.hpp"
+#endif

@@ -22,15 +22,11 @@
 
 #include <concepts>
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 #include <cstdint>
-#include <numeric>
 #include <utility>
 #include <vector>
 
-#include <ATen/CPUGeneratorImpl.h>
-#include <torch/types.h>
+#include "hookforge/core/config.hpp"
 
 namespace hookforge {
 
@@ -58,12 +54,16 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
 }
 
 /// A random permutation of [0, n) from a CPU generator seeded with `seed` (torch.randperm's).
-inline std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed) {
-  auto generator = at::detail::createCPUGenerator(seed);
-  auto perm = torch::randperm(static_cast<std::int64_t>(n), generator, torch::kLong);
-  const auto* p = perm.data_ptr<std::int64_t>();
-  return std::vector<std::size_t>(p, p + n);
-}
+HOOKFORGE_INLINE std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed);
+
+/// sharded_sampler's checks: std::invalid_argument unless world_size >= 1 and rank is in
+/// [0, world_size).
+HOOKFORGE_INLINE void check_shard(std::int64_t rank, std::int64_t world_size);
+
+/// Rank `rank`'s `per_rank` indices of `order`: padded with its first indices (repeated)
+/// to per_rank * world_size, or cut to it, then every world_size-th from `rank`.
+HOOKFORGE_INLINE std::vector<std::size_t> shard(std::vector<std::size_t> order, std::int64_t rank,
+                                                std::int64_t world_size, std::size_t per_rank);
 }  // namespace detail
 
 /// 0, 1, …, size-1 every epoch.
@@ -71,11 +71,7 @@ class sequential_sampler {
  public:
   explicit sequential_sampler(std::size_t size) noexcept : size_(size) {}
   std::size_t size() const noexcept { return size_; }
-  std::vector<std::size_t> indices(std::int64_t /*epoch*/) const {
-    std::vector<std::size_t> out(size_);
-    std::iota(out.begin(), out.end(), std::size_t{0});
-    return out;
-  }
+  std::vector<std::size_t> indices(std::int64_t epoch) const;
 
  private:
   std::size_t size_;
@@ -146,12 +142,7 @@ class sharded_sampler {
  public:
   sharded_sampler(Inner inner, std::int64_t rank, std::int64_t world_size, shard_options options = {})
       : inner_(std::move(inner)), rank_(rank), world_(world_size), options_(options) {
-    if (world_ < 1)
-      throw std::invalid_argument("sharded_sampler: world_size must be >= 1, got " +
-                                  std::to_string(world_));
-    if (rank_ < 0 || rank_ >= world_)
-      throw std::invalid_argument("sharded_sampler: rank must be in [0, " + std::to_string(world_) +
-                                  "), got " + std::to_string(rank_));
+    detail::check_shard(rank_, world_);
   }
 
   /// Indices per epoch on this rank: ceil(n / world_size), or floor with drop_last.
@@ -162,20 +153,7 @@ class sharded_sampler {
   }
 
   std::vector<std::size_t> indices(std::int64_t epoch) const {
-    std::vector<std::size_t> order = inner_.indices(epoch);
-    const std::size_t per_rank = size();
-    const std::size_t total = per_rank * static_cast<std::size_t>(world_);
-    if (order.empty() || per_rank == 0) return {};
-    if (order.size() < total) {  // pad with the order's first indices, repeated as needed
-      const std::size_t n = order.size();
-      order.reserve(total);
-      for (std::size_t i = 0; order.size() < total; ++i) order.push_back(order[i % n]);
-    }
-    std::vector<std::size_t> shard;
-    shard.reserve(per_rank);
-    for (std::size_t i = static_cast<std::size_t>(rank_); i < total; i += static_cast<std::size_t>(world_))
-      shard.push_back(order[i]);
-    return shard;
+    return detail::shard(inner_.indices(epoch), rank_, world_, size());
   }
 
   std::uint64_t seed() const
@@ -202,3 +180,7 @@ class sharded_sampler {
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/sampler-inl.hpp"
+#endif

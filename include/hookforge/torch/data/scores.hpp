@@ -14,6 +14,8 @@
 
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
+
 namespace hookforge {
 
 /// Mean score per name for one epoch (what runners return and the trainer logs).
@@ -25,24 +27,10 @@ class score_accumulator {
 
   /// Add one batch's scores for `batch_size` samples. Scores should be detached;
   /// a score with elements is reduced to its mean.
-  void add(const std::map<std::string, torch::Tensor>& scores, std::int64_t batch_size) {
-    for (const auto& [name, value] : scores) {
-      auto& s = series_[name];
-      s.values.push_back(value.dim() == 0 ? value : value.mean());
-      s.weights.push_back(static_cast<double>(batch_size));
-      if (s.values.size() == fold_every) fold(s);
-    }
-  }
+  void add(const std::map<std::string, torch::Tensor>& scores, std::int64_t batch_size);
 
   /// The weighted means so far; reads one value per name on the host.
-  epoch_scores means() const {
-    epoch_scores out;
-    for (auto [name, s] : series_) {  // a copy: folding must not change *this
-      fold(s);
-      out[name] = s.weight > 0 ? s.sum.item<double>() / s.weight : 0.0;
-    }
-    return out;
-  }
+  epoch_scores means() const;
 
   /// Per name, the weighted sum of the scores and the sum of the weights (the samples)
   /// so far: means() is sum / weight. Reads one value per name on the host. Distributed
@@ -70,18 +58,13 @@ class score_accumulator {
     double weight = 0;
   };
 
-  static void fold(series& s) {
-    if (s.values.empty()) return;
-    auto values = torch::stack(s.values).to(torch::kDouble).flatten();
-    auto weights = torch::tensor(s.weights, torch::kDouble).to(values.device());
-    auto partial = (values * weights).sum();
-    s.sum = s.sum.defined() ? s.sum + partial : partial;
-    for (double w : s.weights) s.weight += w;
-    s.values.clear();
-    s.weights.clear();
-  }
+  static void fold(series& s);
 
   std::map<std::string, series> series_;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/scores-inl.hpp"
+#endif

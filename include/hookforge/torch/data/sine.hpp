@@ -8,14 +8,10 @@
 // thread-safe, and nothing is stored. For tests, toy runs and configs (registered as "Sine").
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
-#include <torch/types.h>
-
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
@@ -30,40 +26,23 @@ struct sine_regression_options {
 
 class SineRegression {
  public:
-  explicit SineRegression(sine_regression_options o = {}) : options_(o) {
-    if (options_.count < 1) throw std::invalid_argument("Sine: count must be >= 1");
-    if (!(options_.low < options_.high)) throw std::invalid_argument("Sine: low must be < high");
-    if (!(options_.noise >= 0)) throw std::invalid_argument("Sine: noise must be >= 0");
-  }
+  explicit SineRegression(sine_regression_options o = {});
 
   std::size_t size() const { return static_cast<std::size_t>(options_.count); }
 
-  Entry get(std::size_t i) const {
-    if (i >= size())
-      throw std::out_of_range("Sine::get: index " + std::to_string(i) + " out of range for " +
-                              std::to_string(size()) + " samples");
-    std::uint64_t state = options_.seed * 0x9E3779B97F4A7C15ull + i;
-    const double u0 = uniform(state), u1 = uniform(state), u2 = uniform(state);
-    const double x = options_.low + (options_.high - options_.low) * u0;
-    // Box-Muller: one Gaussian from two uniforms in (0, 1].
-    const double gauss = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
-    const double y = std::sin(3 * x) + x / 2 + options_.noise * gauss;
-    return Entry{{"input", torch::full({1}, x, torch::kFloat)}, {"target", torch::full({1}, y, torch::kFloat)}};
-  }
+  Entry get(std::size_t i) const;
 
   const sine_regression_options& options() const { return options_; }
 
  private:
   /// splitmix64's next value, as a double in [0, 1).
-  static double uniform(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return static_cast<double>(z >> 11) * 0x1.0p-53;
-  }
+  static double uniform(std::uint64_t& state);
 
   sine_regression_options options_;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/data/sine-inl.hpp"
+#endif

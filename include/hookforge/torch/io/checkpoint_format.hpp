@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/io/crc32.hpp"
 
 namespace hookforge::detail::ckpt {
@@ -41,38 +42,21 @@ struct file_header {
   std::uint32_t payload_crc = 0;
 };
 
-inline void put_le(unsigned char* out, std::uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out[i] = static_cast<unsigned char>(value >> (8 * i));
-}
+// Little-endian integers of `bytes` bytes.
+HOOKFORGE_INLINE void put_le(unsigned char* out, std::uint64_t value, int bytes);
+HOOKFORGE_INLINE std::uint64_t get_le(const unsigned char* in, int bytes);
 
-inline std::uint64_t get_le(const unsigned char* in, int bytes) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < bytes; ++i) value |= std::uint64_t{in[i]} << (8 * i);
-  return value;
-}
-
-inline header_bytes encode(const file_header& h) {
-  header_bytes out{};
-  std::memcpy(out.data(), magic.data(), magic.size());
-  put_le(&out[16], h.version, 4);
-  put_le(&out[20], h.payload_size, 8);
-  put_le(&out[28], h.payload_crc, 4);
-  put_le(&out[32], crc32(0, out.data(), 32), 4);
-  return out;
-}
+// The header's bytes, its own checksum included.
+HOOKFORGE_INLINE header_bytes encode(const file_header& h);
 
 // Decodes a header whose magic matched; nullopt when its own checksum does not match.
-inline std::optional<file_header> decode(const header_bytes& in) {
-  if (get_le(&in[32], 4) != crc32(0, in.data(), 32)) return std::nullopt;
-  return file_header{static_cast<std::uint32_t>(get_le(&in[16], 4)), get_le(&in[20], 8),
-                     static_cast<std::uint32_t>(get_le(&in[28], 4))};
-}
+HOOKFORGE_INLINE std::optional<file_header> decode(const header_bytes& in);
 
-inline std::string hex(std::uint32_t value) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out = "0x00000000";
-  for (int i = 0; i < 8; ++i) out[9 - i] = digits[(value >> (4 * i)) & 0xFu];
-  return out;
-}
+// "0x0000abcd".
+HOOKFORGE_INLINE std::string hex(std::uint32_t value);
 
 }  // namespace hookforge::detail::ckpt
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/io/checkpoint_format-inl.hpp"
+#endif

@@ -20,13 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hookforge/core/config.hpp"
+
 namespace hookforge::detail {
 
-[[noreturn]] inline void throw_file_error(const std::string& what, const std::filesystem::path& p,
-                                          int err) {
-  throw std::filesystem::filesystem_error("hookforge: " + what, p,
-                                          std::error_code(err, std::generic_category()));
-}
+// Throws std::filesystem::filesystem_error "hookforge: <what>" for `p` and errno `err`.
+[[noreturn]] HOOKFORGE_INLINE void throw_file_error(const std::string& what,
+                                                    const std::filesystem::path& p, int err);
 
 // Owns one descriptor; the path is kept for error messages.
 class unique_fd {
@@ -46,65 +46,26 @@ class unique_fd {
   ~unique_fd() { reset(); }
 
   // Opens `path`; returns an invalid descriptor (errno set) when that fails.
-  static unique_fd open(const std::filesystem::path& path, int flags, mode_t mode = 0666) {
-    int fd;
-    do fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
-    while (fd < 0 && errno == EINTR);
-    return unique_fd(fd, path);
-  }
+  static unique_fd open(const std::filesystem::path& path, int flags, mode_t mode = 0666);
 
   explicit operator bool() const noexcept { return fd_ >= 0; }
   int get() const noexcept { return fd_; }
   const std::filesystem::path& path() const noexcept { return path_; }
 
   // Writes all `size` bytes at the current position (offset < 0) or at `offset`.
-  void write_all(const void* data, std::size_t size, std::int64_t offset = -1) const {
-    const auto* p = static_cast<const char*>(data);
-    while (size > 0) {
-      const std::size_t chunk = size < (std::size_t{1} << 30) ? size : std::size_t{1} << 30;
-      const ssize_t n = offset < 0 ? ::write(fd_, p, chunk) : ::pwrite(fd_, p, chunk, offset);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw_file_error("write failed", path_, n < 0 ? errno : EIO);
-      p += n;
-      size -= static_cast<std::size_t>(n);
-      if (offset >= 0) offset += n;
-    }
-  }
+  void write_all(const void* data, std::size_t size, std::int64_t offset = -1) const;
 
   // Reads up to `size` bytes at `offset`; fewer only at the end of the file.
-  std::size_t read_at(void* data, std::size_t size, std::uint64_t offset) const {
-    auto* p = static_cast<char*>(data);
-    std::size_t done = 0;
-    while (done < size) {
-      const ssize_t n = ::pread(fd_, p + done, size - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw_file_error("read failed", path_, errno);
-      if (n == 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    return done;
-  }
+  std::size_t read_at(void* data, std::size_t size, std::uint64_t offset) const;
 
-  std::uint64_t size() const {
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw_file_error("fstat failed", path_, errno);
-    return static_cast<std::uint64_t>(st.st_size);
-  }
+  std::uint64_t size() const;
 
-  void fsync() const {
-    int rc;
-    do rc = ::fsync(fd_);
-    while (rc != 0 && errno == EINTR);
-    if (rc != 0) throw_file_error("fsync failed", path_, errno);
-  }
+  void fsync() const;
 
   // Closes and reports the error (NFS, for one, reports failed writes here). EINTR is
   // not an error: Linux has closed the descriptor by then, and retrying could close
   // another thread's new one.
-  void close() {
-    const int rc = ::close(std::exchange(fd_, -1));
-    if (rc != 0 && errno != EINTR) throw_file_error("close failed", path_, errno);
-  }
+  void close();
 
  private:
   void reset() noexcept {
@@ -116,3 +77,7 @@ class unique_fd {
 };
 
 }  // namespace hookforge::detail
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/io/file_descriptor-inl.hpp"
+#endif

@@ -25,6 +25,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,22 +33,18 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "hookforge/core/config.hpp"
+#include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
 
 /// The section of a stateful hook's state.
-inline std::string hook_state_section(std::string_view component, std::string_view key) {
-  return fmt::format("hooks.{}.{}", component, key);
-}
+HOOKFORGE_INLINE std::string hook_state_section(std::string_view component, std::string_view key);
 
 /// The section of an event filter's counts.
-inline std::string hook_counts_section(std::string_view component, std::string_view key) {
-  return fmt::format("events.{}.{}", component, key);
-}
+HOOKFORGE_INLINE std::string hook_counts_section(std::string_view component, std::string_view key);
 
 /// One persistent hook of a component, static or runtime, seen the same way: what it
 /// saves and how it takes it back. Valid while the hook pack it was taken from lives.
@@ -60,14 +57,21 @@ struct persistent_hook {
 
 namespace detail {
 
-inline state_map counts_state(const std::vector<std::int64_t>& counts) { return {{"counts", c10::IValue(counts)}}; }
+/// {"counts": counts}: an event filter's section.
+HOOKFORGE_INLINE state_map counts_state(const std::vector<std::int64_t>& counts);
 
-inline std::vector<std::int64_t> counts_of(const state_map& state) {
-  auto it = state.find("counts");
-  if (it == state.end() || !it->second.isIntList())
-    throw std::invalid_argument("an event filter's section needs 'counts', a list of integers");
-  return it->second.toIntVector();
-}
+/// The counts of an event filter's section; throws std::invalid_argument when it has none.
+HOOKFORGE_INLINE std::vector<std::int64_t> counts_of(const state_map& state);
+
+/// Throws the error for a runtime hook whose state is not a hookforge::state_map.
+[[noreturn]] HOOKFORGE_INLINE void throw_not_a_state_map(std::string_view key,
+                                                         std::string_view section);
+
+/// persistent_hooks' runtime part: type-erased already, so compiled once, not per pack.
+HOOKFORGE_INLINE void append_runtime_persistent_hooks(std::vector<persistent_hook>& out,
+                                                      std::span<const runtime_counts> counted,
+                                                      std::span<const runtime_state> states,
+                                                      std::string_view component);
 
 }  // namespace detail
 
@@ -87,23 +91,8 @@ std::vector<persistent_hook> persistent_hooks(Pack& pack, std::string_view compo
     out.push_back({hook_state_section(component, key), false, [&hook] { return hook.state_dict(); },
                    [&hook](const state_map& s) { hook.load_state_dict(s); }});
   });
-  if constexpr (requires { pack.runtime(); }) {
-    for (const auto& c : pack.runtime().counted())
-      out.push_back({hook_counts_section(component, c.key), true, [c] { return detail::counts_state(c.save(c.object)); },
-                     [c](const state_map& s) { c.load(c.object, detail::counts_of(s)); }});
-    for (const auto& s : pack.runtime().states()) {
-      std::string section = hook_state_section(component, s.key);
-      out.push_back({section, false,
-                     [s, section] {
-                       auto any = s.save(s.object);
-                       if (const auto* state = std::any_cast<state_map>(&any)) return *state;
-                       throw std::invalid_argument(fmt::format(
-                           "hookforge: runtime hook '{}' ({}) returns a state that is not hookforge::state_map",
-                           s.key, section));
-                     },
-                     [s](const state_map& state) { s.load(s.object, std::any(state)); }});
-    }
-  }
+  if constexpr (requires { pack.runtime(); })
+    detail::append_runtime_persistent_hooks(out, pack.runtime().counted(), pack.runtime().states(), component);
   return out;
 }
 
@@ -118,26 +107,12 @@ class load_plan {
   const checkpoint_reader& reader() const { return *in_; }
 
   /// A state section, read now. Its keys must include `required` (checked now).
-  state_map read(const std::string& section, std::initializer_list<std::string_view> required = {}) const {
-    state_map state = in_->load_state(section);  // already names file and section on error
-    for (auto key : required)
-      if (!state.contains(std::string(key))) fail(section, fmt::format("no entry '{}'", key));
-    return state;
-  }
+  state_map read(const std::string& section,
+                 std::initializer_list<std::string_view> required = {}) const;
 
   /// Apply `state`, read from `section`, with `load`; undo with `save`'s state from before.
   void add_state(std::string section, state_map state, std::function<state_map()> save,
-                 std::function<void(const state_map&)> load) {
-    auto before = std::make_shared<std::optional<state_map>>();
-    steps_.push_back({std::move(section),
-                      [state = std::move(state), save, load, before] {
-                        *before = save();
-                        load(state);
-                      },
-                      [load, before] {
-                        if (*before) load(**before);
-                      }});
-  }
+                 std::function<void(const state_map&)> load);
 
   /// A component's own state, from `section`: state_dict() now for the undo,
   /// load_state_dict() when applied.
@@ -158,32 +133,11 @@ class load_plan {
   }
 
   /// Any other step, with the action that reverses it (empty: the step is last to fail).
-  void add_step(std::string section, std::function<void()> apply, std::function<void()> undo = {}) {
-    steps_.push_back({std::move(section), std::move(apply), std::move(undo)});
-  }
+  void add_step(std::string section, std::function<void()> apply, std::function<void()> undo = {});
 
-  void apply() {
-    std::size_t at = 0;
-    try {
-      for (; at < steps_.size(); ++at) check(steps_[at].section, steps_[at].apply);
-    } catch (...) {
-      // The failed step is undone too: it may have changed its object part way.
-      for (std::size_t i = at + 1; i-- > 0;) {
-        try {
-          if (steps_[i].undo) steps_[i].undo();
-        } catch (...) {
-          // Restoring what the object itself gave is not expected to fail; the load
-          // error is the one to report.
-        }
-      }
-      throw;
-    }
-  }
+  void apply();
 
-  [[noreturn]] void fail(const std::string& section, const std::string& message) const {
-    throw checkpoint_error(fmt::format("hookforge checkpoint '{}': section '{}': {}", in_->path().string(),
-                                       section, message));
-  }
+  [[noreturn]] void fail(const std::string& section, const std::string& message) const;
 
  private:
   struct step {
@@ -248,3 +202,7 @@ void load_component(const checkpoint_reader& in, const std::string& name, C& com
 }
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/io/persistence-inl.hpp"
+#endif

@@ -12,22 +12,20 @@
 
 #include <ATen/core/ivalue.h>
 
+#include "hookforge/core/config.hpp"
+
 namespace hookforge {
 
 using state_map = std::map<std::string, c10::IValue>;
 
 /// Store `inner`'s entries in `outer` as "<prefix>.<key>" (a component's state inside another's).
-inline void nest_state(state_map& outer, std::string_view prefix, const state_map& inner) {
-  for (const auto& [key, value] : inner) outer[std::string(prefix) + "." + key] = value;
-}
+HOOKFORGE_INLINE void nest_state(state_map& outer, std::string_view prefix, const state_map& inner);
 
 /// The entries of `outer` stored under "<prefix>.", with the prefix removed.
-inline state_map nested_state(const state_map& outer, std::string_view prefix) {
-  const std::string head = std::string(prefix) + ".";
-  state_map inner;
-  for (auto it = outer.lower_bound(head); it != outer.end() && it->first.compare(0, head.size(), head) == 0; ++it)
-    inner[it->first.substr(head.size())] = it->second;
-  return inner;
-}
+HOOKFORGE_INLINE state_map nested_state(const state_map& outer, std::string_view prefix);
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/io/state_map-inl.hpp"
+#endif

@@ -10,13 +10,12 @@
 // Both are criteria (torch/data/criterion.hpp); the fields are options.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+#include <utility>
 
-#include <fmt/core.h>
-#include <torch/nn/functional/loss.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
@@ -30,12 +29,7 @@ struct gan_discriminator_loss_options {
 struct GANDiscriminatorLoss {
   gan_discriminator_loss_options options;
   explicit GANDiscriminatorLoss(gan_discriminator_loss_options o = {}) : options(std::move(o)) {}
-  loss_terms operator()(const Entry& e) const {
-    const auto& real = e.at(options.real_field);
-    const auto& fake = e.at(options.fake_field);
-    return {{"real", torch::binary_cross_entropy_with_logits(real, torch::ones_like(real))},
-            {"fake", torch::binary_cross_entropy_with_logits(fake, torch::zeros_like(fake))}};
-  }
+  loss_terms operator()(const Entry& e) const;
 };
 
 struct gan_generator_loss_options {
@@ -45,14 +39,12 @@ struct gan_generator_loss_options {
 
 struct GANGeneratorLoss {
   gan_generator_loss_options options;
-  explicit GANGeneratorLoss(gan_generator_loss_options o = {}) : options(std::move(o)) {
-    if (!(options.weight >= 0))
-      throw std::invalid_argument(fmt::format("GANGeneratorLoss: weight must be >= 0, got {}", options.weight));
-  }
-  torch::Tensor operator()(const Entry& e) const {
-    const auto& fake = e.at(options.fake_field);
-    return torch::binary_cross_entropy_with_logits(fake, torch::ones_like(fake)) * options.weight;
-  }
+  explicit GANGeneratorLoss(gan_generator_loss_options o = {});
+  torch::Tensor operator()(const Entry& e) const;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/losses/adversarial-inl.hpp"
+#endif

@@ -12,15 +12,12 @@
 // Fields and shapes as pixel_loss.hpp says.
 #pragma once
 
-#include <cmath>
-#include <stdexcept>
 #include <string>
 
-#include <fmt/format.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
-#include "hookforge/torch/losses/pixel_loss.hpp"
 
 namespace hookforge {
 
@@ -30,17 +27,14 @@ struct CharbonnierLoss {
   std::string target_field = "target";
 
   /// std::invalid_argument for an eps that is not > 0 and finite.
-  void validate() const {
-    if (!(eps > 0) || !std::isfinite(eps))
-      throw std::invalid_argument(fmt::format("CharbonnierLoss: eps must be > 0, got {}", eps));
-  }
+  void validate() const;
 
   /// The batch's mean Charbonnier penalty, a 0-dim tensor.
-  torch::Tensor operator()(const Entry& entry) const {
-    validate();
-    auto [x, y] = detail::loss_fields(entry, "CharbonnierLoss", output_field, target_field);
-    return (x - y).square().add(eps * eps).sqrt().mean();
-  }
+  torch::Tensor operator()(const Entry& entry) const;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/losses/charbonnier-inl.hpp"
+#endif

@@ -10,29 +10,26 @@
 // not broadcast: fields of different shapes are an error.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge::detail {
 
 /// (entry.at(output_field), entry.at(target_field)); std::invalid_argument when their shapes
 /// differ, std::out_of_range (Entry::at's) when one is missing.
-inline std::pair<torch::Tensor, torch::Tensor> loss_fields(const Entry& entry, std::string_view who,
-                                                           const std::string& output_field,
-                                                           const std::string& target_field) {
-  const auto& x = entry.at(output_field);
-  const auto& y = entry.at(target_field);
-  if (x.sizes() != y.sizes())
-    throw std::invalid_argument(std::string(who) + ": '" + output_field + "' and '" + target_field +
-                                "' differ in shape (" + c10::str(x.sizes()) + " vs " +
-                                c10::str(y.sizes()) + ")");
-  return {x, y};
-}
+HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> loss_fields(const Entry& entry,
+                                                                     std::string_view who,
+                                                                     const std::string& output_field,
+                                                                     const std::string& target_field);
 
 }  // namespace hookforge::detail
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/losses/pixel_loss-inl.hpp"
+#endif

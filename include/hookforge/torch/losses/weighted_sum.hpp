@@ -19,15 +19,13 @@
 // finite; every `loss` set.
 #pragma once
 
-#include <cmath>
 #include <functional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
@@ -44,37 +42,14 @@ struct WeightedSum {
 
   /// std::invalid_argument for no terms, an empty, repeated or reserved name, a weight
   /// that is not finite, or a term without a loss.
-  void validate() const {
-    if (terms.empty()) throw std::invalid_argument("WeightedSum: needs at least one term");
-    for (std::size_t i = 0; i < terms.size(); ++i) {
-      const auto& t = terms[i];
-      if (t.name.empty())
-        throw std::invalid_argument(fmt::format("WeightedSum: term {} has an empty name", i));
-      if (t.name == "loss")
-        throw std::invalid_argument(
-            "WeightedSum: a term must not be named 'loss' (the runners' name for the total)");
-      for (std::size_t j = 0; j < i; ++j)
-        if (terms[j].name == t.name)
-          throw std::invalid_argument(
-              fmt::format("WeightedSum: term name '{}' is given twice", t.name));
-      if (!std::isfinite(t.weight))
-        throw std::invalid_argument(
-            fmt::format("WeightedSum: term '{}' has weight {}; it must be finite", t.name, t.weight));
-      if (!t.loss)
-        throw std::invalid_argument(fmt::format("WeightedSum: term '{}' has no loss", t.name));
-    }
-  }
+  void validate() const;
 
   /// {name: weight * loss(entry)} for each term.
-  loss_terms operator()(const Entry& entry) const {
-    validate();
-    loss_terms out;
-    for (const auto& t : terms) {
-      auto value = t.loss(entry);
-      out.emplace(t.name, t.weight == 1.0 ? value : value * t.weight);
-    }
-    return out;
-  }
+  loss_terms operator()(const Entry& entry) const;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/losses/weighted_sum-inl.hpp"
+#endif

@@ -19,22 +19,19 @@
 // torch::NoGradGuard with autocast off, in float32 whatever the batch's dtype.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <map>
-#include <set>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
@@ -49,51 +46,16 @@ struct metric {
 /// Check a runner's metrics at its construction: each has a name and a function, no name
 /// appears twice, and none is one of the runner's own score names (`reserved`) or starts
 /// with one of `reserved_prefixes`. Throws std::invalid_argument naming `runner` and the metric.
-inline void check_metrics(const std::vector<metric>& metrics, std::string_view runner,
-                          std::initializer_list<std::string_view> reserved = {"loss"},
-                          std::initializer_list<std::string_view> reserved_prefixes = {}) {
-  const std::string who(runner);
-  std::set<std::string, std::less<>> seen;
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    const auto& m = metrics[i];
-    if (m.name.empty())
-      throw std::invalid_argument(who + ": metrics[" + std::to_string(i) + "] has an empty name");
-    if (!m.compute)
-      throw std::invalid_argument(who + ": metric '" + m.name + "' has no compute function");
-    if (!seen.insert(m.name).second)
-      throw std::invalid_argument(who + ": metric name '" + m.name +
-                                  "' is given twice; give each metric its own");
-    for (auto r : reserved)
-      if (m.name == r)
-        throw std::invalid_argument(who + ": metric '" + m.name +
-                                    "' has the name of a loss score; rename the metric");
-    for (auto p : reserved_prefixes)
-      if (std::string_view(m.name).starts_with(p))
-        throw std::invalid_argument(who + ": metric '" + m.name + "' starts with '" +
-                                    std::string(p) +
-                                    "', which names loss terms; rename the metric");
-  }
-}
+HOOKFORGE_INLINE void check_metrics(const std::vector<metric>& metrics, std::string_view runner,
+                                    std::initializer_list<std::string_view> reserved = {"loss"},
+                                    std::initializer_list<std::string_view> reserved_prefixes = {});
 
 /// Add each metric's value on `entry` to `scores` under its name: detached, reduced to
 /// its mean when it has elements, on the device it was computed on (no host read).
 /// A name already in `scores` (a loss term's) is std::invalid_argument naming `runner`.
-inline void record_metrics(const std::vector<metric>& metrics, const Entry& entry,
-                           std::map<std::string, torch::Tensor>& scores, std::string_view runner) {
-  if (metrics.empty()) return;
-  torch::NoGradGuard no_grad;
-  no_autocast_guard no_autocast;
-  for (const auto& m : metrics) {
-    auto value = m.compute(entry);
-    if (!value.defined())
-      throw std::invalid_argument(std::string(runner) + ": metric '" + m.name +
-                                  "' returned an undefined tensor");
-    if (value.dim() != 0) value = value.mean();
-    if (!scores.emplace(m.name, value.detach()).second)
-      throw std::invalid_argument(std::string(runner) + ": metric '" + m.name +
-                                  "' has the name of a loss term; rename the metric or the term");
-  }
-}
+HOOKFORGE_INLINE void record_metrics(const std::vector<metric>& metrics, const Entry& entry,
+                                     std::map<std::string, torch::Tensor>& scores,
+                                     std::string_view runner);
 
 namespace detail {
 
@@ -113,43 +75,20 @@ metric make_metric(const M& m) {
 /// `entry`'s prediction and target fields as float32, checked to have the same shape and
 /// at least `min_dims` dimensions (dimension 0 is the batch), with `crop_border` elements
 /// removed from each edge of the last two dimensions. `who` names the metric in errors.
-inline std::pair<torch::Tensor, torch::Tensor> compared_fields(
+HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> compared_fields(
     const Entry& entry, std::string_view who, const std::string& output_field,
-    const std::string& target_field, std::int64_t crop_border, std::int64_t min_dims) {
-  auto x = entry.at(output_field);
-  auto y = entry.at(target_field);
-  const std::string name(who);
-  if (x.sizes() != y.sizes())
-    throw std::invalid_argument(name + ": '" + output_field + "' and '" + target_field +
-                                "' differ in shape (" + c10::str(x.sizes()) + " vs " +
-                                c10::str(y.sizes()) + ")");
-  if (x.dim() < min_dims)
-    throw std::invalid_argument(name + ": '" + output_field + "' needs at least " +
-                                std::to_string(min_dims) +
-                                " dimensions (the batch first), got shape " + c10::str(x.sizes()));
-  if (crop_border > 0) {
-    const auto h = x.size(-2), w = x.size(-1);
-    if (h <= 2 * crop_border || w <= 2 * crop_border)
-      throw std::invalid_argument(name + ": crop_border " + std::to_string(crop_border) +
-                                  " leaves nothing of a " + std::to_string(h) + "x" +
-                                  std::to_string(w) + " image");
-    x = x.slice(-2, crop_border, h - crop_border).slice(-1, crop_border, w - crop_border);
-    y = y.slice(-2, crop_border, h - crop_border).slice(-1, crop_border, w - crop_border);
-  }
-  return {x.to(torch::kFloat), y.to(torch::kFloat)};
-}
+    const std::string& target_field, std::int64_t crop_border, std::int64_t min_dims);
 
-inline void check_data_range(std::string_view who, double data_range) {
-  if (!(data_range > 0))
-    throw std::invalid_argument(fmt::format("{}: data_range must be > 0, got {}", who, data_range));
-}
+/// std::invalid_argument naming `who` unless data_range > 0.
+HOOKFORGE_INLINE void check_data_range(std::string_view who, double data_range);
 
-inline void check_crop_border(std::string_view who, std::int64_t crop_border) {
-  if (crop_border < 0)
-    throw std::invalid_argument(std::string(who) + ": crop_border must be >= 0, got " +
-                                std::to_string(crop_border));
-}
+/// std::invalid_argument naming `who` unless crop_border >= 0.
+HOOKFORGE_INLINE void check_crop_border(std::string_view who, std::int64_t crop_border);
 
 }  // namespace detail
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/metrics/metric-inl.hpp"
+#endif

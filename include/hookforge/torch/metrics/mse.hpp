@@ -9,6 +9,7 @@
 
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
 
@@ -22,13 +23,13 @@ struct MSE {
   void validate() const {}
 
   /// The batch's mean squared error, a 0-dim float32 tensor on its device.
-  torch::Tensor operator()(const Entry& entry) const {
-    detail::metric_scope scope;
-    auto [x, y] = detail::compared_fields(entry, "MSE", output_field, target_field, 0, 1);
-    return (x - y).square().mean();
-  }
+  torch::Tensor operator()(const Entry& entry) const;
 
   operator metric() const { return detail::make_metric(*this); }
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/metrics/mse-inl.hpp"
+#endif

@@ -13,6 +13,7 @@
 
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
 
@@ -26,22 +27,16 @@ struct PSNR {
   std::string name = "psnr";
 
   /// std::invalid_argument for a data_range <= 0 or a negative crop_border.
-  void validate() const {
-    detail::check_data_range("PSNR", data_range);
-    detail::check_crop_border("PSNR", crop_border);
-  }
+  void validate() const;
 
   /// The mean PSNR of the batch's samples (dimension 0), a 0-dim float32 tensor on its device.
-  torch::Tensor operator()(const Entry& entry) const {
-    validate();
-    detail::metric_scope scope;
-    auto [x, y] = detail::compared_fields(entry, "PSNR", output_field, target_field, crop_border,
-                                          crop_border > 0 ? 3 : 1);
-    auto mse = (x - y).square().reshape({x.size(0), -1}).mean(1);
-    return (mse.reciprocal() * (data_range * data_range)).log10().mul(10.0).mean();
-  }
+  torch::Tensor operator()(const Entry& entry) const;
 
   operator metric() const { return detail::make_metric(*this); }
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/metrics/psnr-inl.hpp"
+#endif

@@ -22,17 +22,14 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
-#include <utility>
-#include <vector>
 
-#include <torch/nn/functional/upsampling.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
@@ -45,70 +42,31 @@ struct espcn_options {
   std::string input_field = "input";  ///< the batch's field holding the low-resolution images
 
   /// std::invalid_argument naming the first option out of range.
-  void validate() const {
-    auto check = [](bool ok, const char* what, std::int64_t value) {
-      if (!ok)
-        throw std::invalid_argument(std::string("ESPCN: ") + what + ", got " +
-                                    std::to_string(value));
-    };
-    check(scale >= 2, "scale must be >= 2", scale);
-    check(channels >= 1, "channels must be >= 1", channels);
-    check(features >= 2, "features must be >= 2", features);
-  }
+  void validate() const;
 };
 
 struct ESPCNImpl : torch::nn::Module {
-  explicit ESPCNImpl(espcn_options opts = {}) : options(validated(std::move(opts))) {
-    namespace nn = torch::nn;
-    const auto& o = options;
-    conv1 = register_module(
-        "conv1", nn::Conv2d(nn::Conv2dOptions(o.channels, o.features, 5).padding(2)));
-    conv2 = register_module(
-        "conv2", nn::Conv2d(nn::Conv2dOptions(o.features, o.features / 2, 3).padding(1)));
-    conv3 = register_module(
-        "conv3", nn::Conv2d(nn::Conv2dOptions(o.features / 2, o.channels * o.scale * o.scale, 3)
-                                .padding(1)));
-    if (o.residual) {
-      torch::NoGradGuard no_grad;
-      conv3->weight.zero_();
-      conv3->bias.zero_();
-    }
-  }
+  explicit ESPCNImpl(espcn_options opts = {});
 
   /// The upscaled images of `input`, [N, channels, H, W] -> [N, channels, scale H, scale W].
-  torch::Tensor forward(const torch::Tensor& input) {
-    if (input.dim() != 4 || input.size(1) != options.channels)
-      throw std::invalid_argument("ESPCN: input must be [N, " + std::to_string(options.channels) +
-                                  ", H, W], got shape " + c10::str(input.sizes()));
-    auto x = torch::tanh(conv1->forward(input));
-    x = torch::tanh(conv2->forward(x));
-    x = torch::pixel_shuffle(conv3->forward(x), options.scale);
-    if (options.residual) x = x + bicubic(input);
-    return x;
-  }
+  torch::Tensor forward(const torch::Tensor& input);
 
   /// forward(batch.at(options.input_field)).
   torch::Tensor forward(const Entry& batch) { return forward(batch.at(options.input_field)); }
 
   /// The bicubic upscaling of `input` by options.scale (align_corners = false, not clamped).
-  torch::Tensor bicubic(const torch::Tensor& input) const {
-    namespace F = torch::nn::functional;
-    return F::interpolate(input, F::InterpolateFuncOptions()
-                                     .size(std::vector<std::int64_t>{input.size(-2) * options.scale,
-                                                                     input.size(-1) * options.scale})
-                                     .mode(torch::kBicubic)
-                                     .align_corners(false));
-  }
+  torch::Tensor bicubic(const torch::Tensor& input) const;
 
   const espcn_options options;
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr};
 
  private:
-  static espcn_options validated(espcn_options options) {
-    options.validate();
-    return options;
-  }
+  static espcn_options validated(espcn_options options);
 };
 TORCH_MODULE(ESPCN);
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/models/espcn-inl.hpp"
+#endif

@@ -8,16 +8,14 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
@@ -31,40 +29,20 @@ struct mlp_options {
 };
 
 struct MLPImpl : torch::nn::Module {
-  explicit MLPImpl(mlp_options o = {}) : options(std::move(o)) {
-    if (options.in_features < 1 || options.out_features < 1)
-      throw std::invalid_argument("MLP: in_features and out_features must be >= 1");
-    std::int64_t width = options.in_features;
-    for (auto h : options.hidden) {
-      if (h < 1) throw std::invalid_argument("MLP: every hidden width must be >= 1, got " + std::to_string(h));
-      body->push_back(torch::nn::Linear(width, h));
-      push_activation();
-      width = h;
-    }
-    body->push_back(torch::nn::Linear(width, options.out_features));
-    register_module("body", body);
-  }
+  explicit MLPImpl(mlp_options o = {});
 
-  torch::Tensor forward(const Entry& batch) { return body->forward(batch.at(options.input_field)); }
+  torch::Tensor forward(const Entry& batch);
 
   mlp_options options;
   torch::nn::Sequential body;
 
  private:
-  void push_activation() {
-    const auto& a = options.activation;
-    if (a == "tanh")
-      body->push_back(torch::nn::Tanh());
-    else if (a == "relu")
-      body->push_back(torch::nn::ReLU());
-    else if (a == "gelu")
-      body->push_back(torch::nn::GELU());
-    else if (a == "sigmoid")
-      body->push_back(torch::nn::Sigmoid());
-    else
-      throw std::invalid_argument("MLP: activation must be tanh, relu, gelu or sigmoid, got \"" + a + "\"");
-  }
+  void push_activation();
 };
 TORCH_MODULE(MLP);
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/models/mlp-inl.hpp"
+#endif

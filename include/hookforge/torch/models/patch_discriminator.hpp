@@ -10,17 +10,14 @@
 // is the real or the fake sample.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
-#include <torch/nn/modules/conv.h>
 #include <torch/nn/pimpl.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
@@ -33,21 +30,9 @@ struct patch_discriminator_options {
 };
 
 struct PatchDiscriminatorImpl : torch::nn::Module {
-  explicit PatchDiscriminatorImpl(patch_discriminator_options o = {}) : options(std::move(o)) {
-    if (options.channels < 1 || options.features < 1 || options.layers < 1)
-      throw std::invalid_argument("PatchDiscriminator: channels, features and layers must be >= 1");
-    std::int64_t in = options.channels, out = options.features;
-    for (std::int64_t i = 0; i < options.layers; ++i) {
-      body->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 4).stride(2).padding(1)));
-      body->push_back(torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)));
-      in = out;
-      out = std::min<std::int64_t>(out * 2, 512);
-    }
-    body->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, 1, 3).padding(1)));
-    register_module("body", body);
-  }
+  explicit PatchDiscriminatorImpl(patch_discriminator_options o = {});
 
-  torch::Tensor forward(const Entry& batch) { return body->forward(batch.at(options.input_field)); }
+  torch::Tensor forward(const Entry& batch);
 
   patch_discriminator_options options;
   torch::nn::Sequential body;
@@ -55,3 +40,7 @@ struct PatchDiscriminatorImpl : torch::nn::Module {
 TORCH_MODULE(PatchDiscriminator);
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/models/patch_discriminator-inl.hpp"
+#endif

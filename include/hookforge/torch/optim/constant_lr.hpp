@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {
@@ -17,39 +18,20 @@ namespace hookforge {
 class ConstantLR : public detail::closed_form_scheduler {
  public:
   explicit ConstantLR(torch::optim::Optimizer& optimizer, double factor = 1.0 / 3.0,
-                      std::int64_t total_iters = 5)
-      : closed_form_scheduler(optimizer), factor_(factor), total_iters_(total_iters) {
-    if (!(factor >= 0.0 && factor <= 1.0))
-      throw std::invalid_argument("hookforge: ConstantLR needs 0 <= factor <= 1");
-    if (total_iters <= 0)
-      throw std::invalid_argument("hookforge: ConstantLR needs total_iters >= 1, got " +
-                                  std::to_string(total_iters));
-    step();
-  }
+                      std::int64_t total_iters = 5);
 
-  hookforge::state_map state_dict() const override {
-    auto state = lr_scheduler::state_dict();
-    state["factor"] = factor_;
-    state["total_iters"] = total_iters_;
-    return state;
-  }
-  void load_state_dict(const hookforge::state_map& state) override {
-    const auto factor = detail::lr_state::get_double(state, "factor", "ConstantLR");
-    const auto total_iters = detail::lr_state::get_int(state, "total_iters", "ConstantLR");
-    lr_scheduler::load_state_dict(state);
-    factor_ = factor;
-    total_iters_ = total_iters;
-  }
+  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
+  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
 
  private:
-  double lr_at(double base_lr, std::int64_t epoch) const override {
-    // Python's closed form, term for term: factor + (epoch >= total_iters) * (1 - factor).
-    const double done = epoch >= total_iters_ ? 1.0 : 0.0;
-    return base_lr * (factor_ + done * (1.0 - factor_));
-  }
+  HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
 
   double factor_;
   std::int64_t total_iters_;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/optim/constant_lr-inl.hpp"
+#endif

@@ -6,6 +6,7 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {
@@ -14,34 +15,20 @@ namespace hookforge {
 /// (no restarts; past T_max the cosine keeps going, as Python's closed form).
 class CosineAnnealingLR : public detail::closed_form_scheduler {
  public:
-  CosineAnnealingLR(torch::optim::Optimizer& optimizer, std::int64_t T_max, double eta_min = 0.0)
-      : closed_form_scheduler(optimizer), T_max_(T_max), eta_min_(eta_min) {
-    if (T_max <= 0) throw std::invalid_argument("hookforge: CosineAnnealingLR needs T_max > 0");
-    step();
-  }
+  CosineAnnealingLR(torch::optim::Optimizer& optimizer, std::int64_t T_max, double eta_min = 0.0);
 
-  hookforge::state_map state_dict() const override {
-    auto state = lr_scheduler::state_dict();
-    state["T_max"] = T_max_;
-    state["eta_min"] = eta_min_;
-    return state;
-  }
-  void load_state_dict(const hookforge::state_map& state) override {
-    const auto T_max = detail::lr_state::get_int(state, "T_max", "CosineAnnealingLR");
-    const auto eta_min = detail::lr_state::get_double(state, "eta_min", "CosineAnnealingLR");
-    lr_scheduler::load_state_dict(state);
-    T_max_ = T_max;
-    eta_min_ = eta_min;
-  }
+  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
+  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
 
  private:
-  double lr_at(double base_lr, std::int64_t epoch) const override {
-    const double angle = std::numbers::pi * static_cast<double>(epoch) / static_cast<double>(T_max_);
-    return eta_min_ + (base_lr - eta_min_) * (1.0 + std::cos(angle)) / 2.0;
-  }
+  HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
 
   std::int64_t T_max_;
   double eta_min_;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/optim/cosine_annealing_lr-inl.hpp"
+#endif

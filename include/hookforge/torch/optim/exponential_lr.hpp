@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {
@@ -11,28 +12,19 @@ namespace hookforge {
 /// lr = base_lr * gamma^epoch.
 class ExponentialLR : public detail::closed_form_scheduler {
  public:
-  ExponentialLR(torch::optim::Optimizer& optimizer, double gamma)
-      : closed_form_scheduler(optimizer), gamma_(gamma) {
-    step();
-  }
+  ExponentialLR(torch::optim::Optimizer& optimizer, double gamma);
 
-  hookforge::state_map state_dict() const override {
-    auto state = lr_scheduler::state_dict();
-    state["gamma"] = gamma_;
-    return state;
-  }
-  void load_state_dict(const hookforge::state_map& state) override {
-    const auto gamma = detail::lr_state::get_double(state, "gamma", "ExponentialLR");
-    lr_scheduler::load_state_dict(state);
-    gamma_ = gamma;
-  }
+  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
+  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
 
  private:
-  double lr_at(double base_lr, std::int64_t epoch) const override {
-    return base_lr * std::pow(gamma_, static_cast<double>(epoch));
-  }
+  HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
 
   double gamma_;
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/optim/exponential_lr-inl.hpp"
+#endif

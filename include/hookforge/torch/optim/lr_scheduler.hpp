@@ -27,31 +27,23 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
 
 namespace detail::lr_state {
 
-inline const c10::IValue& entry(const hookforge::state_map& state, const std::string& key,
-                                const char* owner) {
-  auto found = state.find(key);
-  if (found == state.end()) {
-    throw std::invalid_argument(std::string("hookforge: ") + owner + " state_dict has no '" + key + "'");
-  }
-  return found->second;
-}
+/// The entry `key` of a scheduler's state; std::invalid_argument naming `owner` when missing.
+HOOKFORGE_INLINE const c10::IValue& entry(const hookforge::state_map& state, const std::string& key,
+                                          const char* owner);
 
-inline double get_double(const hookforge::state_map& s, const std::string& key, const char* owner) {
-  return entry(s, key, owner).toDouble();
-}
-inline std::int64_t get_int(const hookforge::state_map& s, const std::string& key, const char* owner) {
-  return entry(s, key, owner).toInt();
-}
-inline std::vector<double> get_doubles(const hookforge::state_map& s, const std::string& key,
-                                       const char* owner) {
-  return entry(s, key, owner).toDoubleVector();
-}
+HOOKFORGE_INLINE double get_double(const hookforge::state_map& s, const std::string& key,
+                                   const char* owner);
+HOOKFORGE_INLINE std::int64_t get_int(const hookforge::state_map& s, const std::string& key,
+                                      const char* owner);
+HOOKFORGE_INLINE std::vector<double> get_doubles(const hookforge::state_map& s,
+                                                 const std::string& key, const char* owner);
 
 }  // namespace detail::lr_state
 
@@ -65,10 +57,7 @@ class lr_scheduler {
   /// Advance one epoch and write the new lr into every param group.
   virtual void step() = 0;
   /// Same, given the latest validation metric; only ReduceLROnPlateau uses it.
-  virtual void step(double metric) {
-    (void)metric;
-    step();
-  }
+  HOOKFORGE_INLINE virtual void step(double metric);
   /// True when the scheduler needs `step(metric)` rather than `step()`.
   virtual bool wants_metric() const { return false; }
 
@@ -80,50 +69,23 @@ class lr_scheduler {
   std::int64_t last_epoch() const { return last_epoch_; }
 
   /// last_epoch, base_lrs, last_lr and the scheduler's own settings and counters.
-  virtual hookforge::state_map state_dict() const {
-    return {{"last_epoch", last_epoch_}, {"base_lrs", base_lrs_}, {"last_lr", last_lr_}};
-  }
+  HOOKFORGE_INLINE virtual hookforge::state_map state_dict() const;
   /// Restores everything `state_dict()` saved, settings included (as Python's
   /// `__dict__.update`), and writes `last_lr` back into the optimizer's groups,
   /// so a scheduler loaded onto a fresh optimizer continues where it left off.
-  virtual void load_state_dict(const hookforge::state_map& state) {
-    auto base = detail::lr_state::get_doubles(state, "base_lrs", "lr_scheduler");
-    auto last = detail::lr_state::get_doubles(state, "last_lr", "lr_scheduler");
-    if (base.size() != group_count() || last.size() != group_count()) {
-      throw std::invalid_argument("hookforge: lr_scheduler state_dict is for " + std::to_string(last.size()) +
-                                  " param groups, the optimizer has " + std::to_string(group_count()));
-    }
-    last_epoch_ = detail::lr_state::get_int(state, "last_epoch", "lr_scheduler");
-    base_lrs_ = std::move(base);
-    set_lrs(last);
-  }
+  HOOKFORGE_INLINE virtual void load_state_dict(const hookforge::state_map& state);
 
  protected:
-  explicit lr_scheduler(torch::optim::Optimizer& optimizer) : optimizer_(&optimizer) {
-    base_lrs_ = current_lrs();
-    last_lr_ = base_lrs_;
-  }
+  explicit lr_scheduler(torch::optim::Optimizer& optimizer);
 
   torch::optim::Optimizer& optimizer() const { return *optimizer_; }
   std::size_t group_count() const { return optimizer_->param_groups().size(); }
 
   /// The lr each param group has now.
-  std::vector<double> current_lrs() const {
-    std::vector<double> lrs;
-    for (const auto& group : optimizer_->param_groups()) lrs.push_back(group.options().get_lr());
-    return lrs;
-  }
+  std::vector<double> current_lrs() const;
 
   /// Writes one lr per param group into the optimizer and records them as `last_lr`.
-  void set_lrs(const std::vector<double>& lrs) {
-    auto& groups = optimizer_->param_groups();
-    if (lrs.size() != groups.size()) {
-      throw std::logic_error(
-          "hookforge: the optimizer's param groups changed after its lr_scheduler was built");
-    }
-    for (std::size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
-    last_lr_ = lrs;
-  }
+  void set_lrs(const std::vector<double>& lrs);
 
   std::int64_t last_epoch_ = -1;
   std::vector<double> base_lrs_;
@@ -140,12 +102,7 @@ namespace detail {
 class closed_form_scheduler : public lr_scheduler {
  public:
   using lr_scheduler::step;
-  void step() override {
-    ++last_epoch_;
-    std::vector<double> lrs;
-    for (double base : base_lrs_) lrs.push_back(lr_at(base, last_epoch_));
-    set_lrs(lrs);
-  }
+  HOOKFORGE_INLINE void step() override;
 
  protected:
   using lr_scheduler::lr_scheduler;
@@ -157,3 +114,7 @@ class closed_form_scheduler : public lr_scheduler {
 }  // namespace detail
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/optim/lr_scheduler-inl.hpp"
+#endif

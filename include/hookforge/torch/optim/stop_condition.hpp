@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
@@ -48,24 +49,9 @@ class NoCondition final : public stop_condition {
 /// one that does not improve).
 class ValidationLossDidNotImprove final : public stop_condition {
  public:
-  explicit ValidationLossDidNotImprove(std::int64_t patience, double min_delta = 0.0)
-      : patience_(patience), min_delta_(min_delta) {
-    if (patience < 0)
-      throw std::invalid_argument("hookforge: ValidationLossDidNotImprove needs patience >= 0");
-    if (!(min_delta >= 0.0)) {
-      throw std::invalid_argument("hookforge: ValidationLossDidNotImprove needs min_delta >= 0");
-    }
-  }
+  explicit ValidationLossDidNotImprove(std::int64_t patience, double min_delta = 0.0);
 
-  bool should_stop(double score) override {
-    if (best_ - score > min_delta_) {
-      best_ = score;
-      validations_without_improvement_ = 0;
-      return false;
-    }
-    ++validations_without_improvement_;
-    return validations_without_improvement_ >= patience_;
-  }
+  HOOKFORGE_INLINE bool should_stop(double score) override;
 
   /// The lowest score that counted as an improvement (+inf before the first).
   double best() const { return best_; }
@@ -74,33 +60,13 @@ class ValidationLossDidNotImprove final : public stop_condition {
   std::int64_t patience() const { return patience_; }
   double min_delta() const { return min_delta_; }
 
-  hookforge::state_map state_dict() const override {
-    return {{"best", best_},
-            {"validations_without_improvement", validations_without_improvement_},
-            {"patience", patience_},
-            {"min_delta", min_delta_}};
-  }
+  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
 
   /// Restores the counters and the settings, as saved.
-  void load_state_dict(const hookforge::state_map& state) override {
-    const double best = entry(state, "best").toDouble();
-    const auto count = entry(state, "validations_without_improvement").toInt();
-    const auto patience = entry(state, "patience").toInt();
-    const double min_delta = entry(state, "min_delta").toDouble();
-    best_ = best;
-    validations_without_improvement_ = count;
-    patience_ = patience;
-    min_delta_ = min_delta;
-  }
+  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
 
  private:
-  static const c10::IValue& entry(const hookforge::state_map& state, const std::string& key) {
-    auto found = state.find(key);
-    if (found == state.end()) {
-      throw std::invalid_argument("hookforge: ValidationLossDidNotImprove state_dict has no '" + key + "'");
-    }
-    return found->second;
-  }
+  static const c10::IValue& entry(const hookforge::state_map& state, const std::string& key);
 
   std::int64_t patience_;
   double min_delta_;
@@ -109,3 +75,7 @@ class ValidationLossDidNotImprove final : public stop_condition {
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/optim/stop_condition-inl.hpp"
+#endif

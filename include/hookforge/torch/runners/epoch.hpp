@@ -27,6 +27,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/data/batches.hpp"
@@ -60,12 +61,8 @@ struct epoch_counters {
 };
 
 /// What the parameters of a context's optimiser are, flattened.
-inline std::vector<torch::Tensor> optimizer_parameters(const torch::optim::Optimizer& optimizer) {
-  std::vector<torch::Tensor> params;
-  for (const auto& group : optimizer.param_groups())
-    params.insert(params.end(), group.params().begin(), group.params().end());
-  return params;
-}
+HOOKFORGE_INLINE std::vector<torch::Tensor> optimizer_parameters(
+    const torch::optim::Optimizer& optimizer);
 
 /// One of a training runner's optimisers, under the name of its checkpoint section.
 struct named_optimizer {
@@ -81,19 +78,11 @@ struct epoch_result {
 };
 
 /// The batch on `device`; a batch already there is passed through untouched.
-inline Entry on_device(Entry&& batch, torch::Device device) {
-  for (const auto& [name, tensor] : batch)
-    if (tensor.defined() && tensor.device() != device) return batch.to(device);
-  return std::move(batch);
-}
+HOOKFORGE_INLINE Entry on_device(Entry&& batch, torch::Device device);
 
 /// A batch's scores: each loss term detached under its name, and "loss", always the total.
-inline void record_scores(const loss_terms& terms, const torch::Tensor& total,
-                          std::map<std::string, torch::Tensor>& scores) {
-  for (const auto& [name, value] : terms)
-    if (name != "loss") scores[name] = value.detach();
-  scores["loss"] = total.detach();
-}
+HOOKFORGE_INLINE void record_scores(const loss_terms& terms, const torch::Tensor& total,
+                                    std::map<std::string, torch::Tensor>& scores);
 
 /// A transform applied to the batch after the model's output is merged in.
 using postprocessor = std::function<void(Entry&)>;
@@ -201,3 +190,7 @@ epoch_result finish_epoch(Pack& hooks, Ctx& ctx, std::int64_t batches) {
 }  // namespace detail
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/epoch-inl.hpp"
+#endif

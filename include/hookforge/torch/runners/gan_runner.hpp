@@ -49,6 +49,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -141,17 +142,8 @@ class gan_score_accumulator {
   score_accumulator metrics;  ///< gan_options::metrics, over the batches where G ran
 
   /// Both accumulators' means, in one map (their names do not overlap).
-  epoch_scores means() const {
-    auto out = d.means();
-    for (auto& [name, value] : g.means()) out[name] = value;
-    for (auto& [name, value] : metrics.means()) out[name] = value;
-    return out;
-  }
-  void reset() {
-    d.reset();
-    g.reset();
-    metrics.reset();
-  }
+  epoch_scores means() const;
+  void reset();
 };
 
 /// GANTrainingRunner's context. Fields marked "hooks set" are requests the runner honours.
@@ -193,23 +185,12 @@ struct GANContext : epoch_counters {
   gan_score_accumulator running_scores;               ///< the epoch's scores so far
   epoch_scores scores;                                ///< at on_epoch_end: the epoch's mean scores
 
-  std::vector<torch::Tensor> d_parameters() const {
-    return d_optimizer ? optimizer_parameters(*d_optimizer) : std::vector<torch::Tensor>{};
-  }
-  std::vector<torch::Tensor> g_parameters() const {
-    return g_optimizer ? optimizer_parameters(*g_optimizer) : std::vector<torch::Tensor>{};
-  }
+  std::vector<torch::Tensor> d_parameters() const;
+  std::vector<torch::Tensor> g_parameters() const;
   /// The parameters of the network in the current phase (D's in the D phase, G's in the G
   /// phase), so hooks written for one network (gradient clipping, norms) work on either;
   /// outside a phase, D's then G's.
-  std::vector<torch::Tensor> parameters() const {
-    if (phase == gan_phase::discriminator) return d_parameters();
-    if (phase == gan_phase::generator) return g_parameters();
-    auto all = d_parameters();
-    auto g = g_parameters();
-    all.insert(all.end(), g.begin(), g.end());
-    return all;
-  }
+  std::vector<torch::Tensor> parameters() const;
 };
 
 namespace detail {
@@ -217,16 +198,8 @@ namespace detail {
 /// Turns requires_grad off for `params` for a scope, then restores each one's flag.
 class requires_grad_off {
  public:
-  explicit requires_grad_off(std::vector<torch::Tensor> params) {
-    saved_.reserve(params.size());
-    for (auto& p : params) {
-      saved_.emplace_back(p, p.requires_grad());
-      p.requires_grad_(false);
-    }
-  }
-  ~requires_grad_off() {
-    for (auto& [p, was] : saved_) p.requires_grad_(was);
-  }
+  explicit requires_grad_off(std::vector<torch::Tensor> params);
+  ~requires_grad_off();
   requires_grad_off(const requires_grad_off&) = delete;
   requires_grad_off& operator=(const requires_grad_off&) = delete;
 
@@ -235,20 +208,35 @@ class requires_grad_off {
 };
 
 /// Both optimisers, checked: std::invalid_argument naming each one that is null.
-inline std::pair<torch::optim::Optimizer*, torch::optim::Optimizer*> require_gan_optimizers(
-    torch::optim::Optimizer* d_optimizer, torch::optim::Optimizer* g_optimizer) {
-  std::string missing;
-  if (d_optimizer == nullptr) missing = "the discriminator optimizer (d_optimizer)";
-  if (g_optimizer == nullptr)
-    missing += std::string(missing.empty() ? "" : " and ") + "the generator optimizer (g_optimizer)";
-  if (!missing.empty())
-    throw std::invalid_argument("GANTrainingRunner: " + missing + (d_optimizer || g_optimizer ? " is" : " are") +
-                                " missing (null); a GAN runner needs one optimiser per network");
-  if (d_optimizer == g_optimizer)
-    throw std::invalid_argument(
-        "GANTrainingRunner: d_optimizer and g_optimizer are the same object; give each network its own");
-  return {d_optimizer, g_optimizer};
-}
+HOOKFORGE_INLINE std::pair<torch::optim::Optimizer*, torch::optim::Optimizer*>
+require_gan_optimizers(torch::optim::Optimizer* d_optimizer, torch::optim::Optimizer* g_optimizer);
+
+// The steps of a GAN batch that depend on none of the runner's template arguments, out of
+// line so that the library compiles them once (core/config.hpp).
+
+/// The batch (index `index` of the epoch, on the device) in a context whose per-batch
+/// fields are reset; G is due when (global_step + 1) % step_ratio == 0.
+HOOKFORGE_INLINE void begin_gan_batch(GANContext& ctx, std::int64_t index, Entry&& input,
+                                      std::int64_t global_step, const gan_options& options);
+/// Backward on one network's loss (scaled), its gradients cleared first and unscaled after,
+/// so that hooks see and edit true gradients.
+HOOKFORGE_INLINE void gan_backward(const torch::Tensor& loss, GradScaler& scaler,
+                                   torch::optim::Optimizer& optimizer);
+/// One network's step unless `take` is false (a hook vetoed it), then the scaler's update,
+/// which also closes its iteration. Returns whether the optimiser stepped (counted in `steps`).
+HOOKFORGE_INLINE bool gan_update(bool take, GradScaler& scaler, torch::optim::Optimizer& optimizer,
+                                 std::int64_t& steps);
+/// One network's scores: "<network>_loss" for the total and "<network>.<term>" for every
+/// other term, detached, into ctx.batch_scores and `running`; no host sync. As in the other
+/// runners, "loss" always names the total: a tensor criterion's term (named "loss") has no
+/// score of its own, so one value never appears under two names.
+HOOKFORGE_INLINE void record_gan_scores(GANContext& ctx, const loss_terms& losses,
+                                        const torch::Tensor& total, const std::string& network,
+                                        score_accumulator& running);
+/// options.metrics on G's output against the real sample, seen under "output" and "target"
+/// (`runner` names the runner in errors).
+HOOKFORGE_INLINE void record_gan_metrics(GANContext& ctx, const gan_options& options,
+                                         std::string_view runner);
 
 }  // namespace detail
 
@@ -302,13 +290,13 @@ class GANTrainingRunner {
     g_optimizer_->zero_grad();
     std::int64_t batch = 0;
     for_each_batch(loader, [&](Entry&& input, bool) {
-      begin_batch(ctx, batch++, std::move(input));
+      detail::begin_gan_batch(ctx, batch++, std::move(input), global_step_, options_);
       hooks_.template fire<points::on_pre_step>(ctx);
       bool fake_has_graph = false;  // the entry's "fake" can carry G's gradient
       const bool generated = ctx.run_d || ctx.run_g;
       if (ctx.run_d) discriminator_phase(generator, discriminator, d_criterion, ctx, fake_has_graph);
       if (ctx.run_g) generator_phase(generator, discriminator, g_criterion, ctx, fake_has_graph);
-      if (generated) record_metrics(ctx);
+      if (generated) detail::record_gan_metrics(ctx, options_, runner_name);
       ctx.phase = gan_phase::none;
       hooks_.template fire<points::on_post_step>(ctx);
       ++global_step_;
@@ -366,37 +354,16 @@ class GANTrainingRunner {
       : d_optimizer_(optimizers.first),
         g_optimizer_(optimizers.second),
         options_(std::move(options)),
-        d_scaler_(scaler_for(options_, options_.d_scaler)),
-        g_scaler_(scaler_for(options_, options_.g_scaler)),
+        // As TrainingEpochRunner: loss scaling is for float16 on CUDA only.
+        d_scaler_(detail::training_scaler(options_.d_scaler, options_.mixed_precision,
+                                          options_.device)),
+        g_scaler_(detail::training_scaler(options_.g_scaler, options_.mixed_precision,
+                                          options_.device)),
         hooks_(std::move(hooks)...) {
     if (options_.step_ratio < 1)
       throw std::invalid_argument("GANTrainingRunner: step_ratio must be >= 1, got " +
                                   std::to_string(options_.step_ratio));
     check_metrics(options_.metrics, runner_name, {"d_loss", "g_loss"}, {"d.", "g."});
-  }
-
-  static GradScaler scaler_for(const gan_options& options, grad_scaler_options scaler) {
-    // As TrainingEpochRunner: loss scaling is for float16 on CUDA only.
-    scaler.enabled = options.mixed_precision && options.device.is_cuda() && scaler.enabled;
-    return GradScaler(scaler);
-  }
-
-  void begin_batch(Ctx& ctx, std::int64_t index, Entry&& input) {
-    ctx.batch_idx = index;
-    ctx.global_step = global_step_;
-    ctx.entry = on_device(std::move(input), options_.device);
-    ctx.phase = gan_phase::none;
-    ctx.run_d = true;
-    ctx.run_g = (global_step_ + 1) % options_.step_ratio == 0;
-    ctx.d_extra_losses.clear();
-    ctx.g_extra_losses.clear();
-    ctx.d_losses.clear();
-    ctx.g_losses.clear();
-    ctx.d_loss = torch::Tensor();
-    ctx.g_loss = torch::Tensor();
-    ctx.d_stepped = false;
-    ctx.g_stepped = false;
-    ctx.batch_scores.clear();
   }
 
   /// G(entry) merged into the entry; its fake sample copied to "fake" (in the caller's autocast region).
@@ -431,23 +398,18 @@ class GANTrainingRunner {
       ctx.entry.set("d_fake", discriminate(discriminator, ctx, ctx.entry.at("fake").detach()));
       hooks_.template fire<points::on_post_d_forward>(ctx);
       ctx.d_losses = evaluate_criterion(criterion, ctx.entry);
-      add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "D");
+      detail::add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "GANTrainingRunner: D ");
       ctx.d_loss = total_loss(ctx.d_losses);
     }
 
-    d_optimizer_->zero_grad();
-    d_scaler_.scale(ctx.d_loss).backward();
-    d_scaler_.unscale_(*d_optimizer_);  // hooks see and edit true gradients
+    detail::gan_backward(ctx.d_loss, d_scaler_, *d_optimizer_);
     // The graphs through D are spent; the G criterion may still read the scores as constants.
     ctx.entry.set("d_real", ctx.entry.at("d_real").detach());
     ctx.entry.set("d_fake", ctx.entry.at("d_fake").detach());
     hooks_.template fire<points::on_post_d_backward>(ctx);
-    if (ctx.run_d) {
-      ctx.d_stepped = d_scaler_.step(*d_optimizer_);
-      if (ctx.d_stepped) ctx.d_steps = ++d_steps_;
-    }
-    d_scaler_.update();  // also closes the scaler's iteration when a hook vetoed the step
-    record_scores(ctx, ctx.d_losses, ctx.d_loss, "d", ctx.running_scores.d);
+    ctx.d_stepped = detail::gan_update(ctx.run_d, d_scaler_, *d_optimizer_, d_steps_);
+    if (ctx.d_stepped) ctx.d_steps = d_steps_;
+    detail::record_gan_scores(ctx, ctx.d_losses, ctx.d_loss, "d", ctx.running_scores.d);
   }
 
   template <class Generator, class Discriminator, class C>
@@ -470,58 +432,16 @@ class GANTrainingRunner {
         }
         hooks_.template fire<points::on_post_g_forward>(ctx);
         ctx.g_losses = evaluate_criterion(criterion, ctx.entry);
-        add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "G");
+        detail::add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "GANTrainingRunner: G ");
         ctx.g_loss = total_loss(ctx.g_losses);
       }
 
-      g_optimizer_->zero_grad();
-      g_scaler_.scale(ctx.g_loss).backward();
-      g_scaler_.unscale_(*g_optimizer_);
+      detail::gan_backward(ctx.g_loss, g_scaler_, *g_optimizer_);
       hooks_.template fire<points::on_post_g_backward>(ctx);
     }
-    if (ctx.run_g) {
-      ctx.g_stepped = g_scaler_.step(*g_optimizer_);
-      if (ctx.g_stepped) ctx.g_steps = ++g_steps_;
-    }
-    g_scaler_.update();
-    record_scores(ctx, ctx.g_losses, ctx.g_loss, "g", ctx.running_scores.g);
-  }
-
-  static void add_extra_losses(loss_terms& losses, const loss_terms& extra, const char* network) {
-    for (const auto& [name, value] : extra) {
-      if (!losses.emplace(name, value).second)
-        throw std::invalid_argument(std::string("GANTrainingRunner: ") + network + " extra loss '" + name +
-                                    "' has the name of a criterion term");
-    }
-  }
-
-  /// "<n>_loss" for the total and "<n>.<term>" for every other term, detached; no host sync.
-  /// As in the other runners, "loss" always names the total: a tensor criterion's term (named
-  /// "loss") has no score of its own, so one value never appears under two names.
-  static void record_scores(Ctx& ctx, const loss_terms& losses, const torch::Tensor& total,
-                            const std::string& network, score_accumulator& running) {
-    std::map<std::string, torch::Tensor> scores;
-    for (const auto& [name, value] : losses)
-      if (name != "loss") scores[network + "." + name] = value.detach();
-    scores[network + "_loss"] = total.detach();
-    running.add(scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
-    for (auto& [name, value] : scores) ctx.batch_scores[name] = value;
-  }
-
-  /// The metrics on G's output against the real sample, seen under "output" and "target".
-  void record_metrics(Ctx& ctx) {
-    if (options_.metrics.empty()) return;
-    const bool aliased = options_.fake_field == "output" && options_.real_field == "target";
-    Entry renamed;
-    if (!aliased) {
-      renamed = ctx.entry;  // shares the tensors
-      renamed.set("output", ctx.entry.at(options_.fake_field));
-      renamed.set("target", ctx.entry.at(options_.real_field));
-    }
-    std::map<std::string, torch::Tensor> values;
-    hookforge::record_metrics(options_.metrics, aliased ? ctx.entry : renamed, values, runner_name);
-    ctx.running_scores.metrics.add(values, static_cast<std::int64_t>(ctx.entry.batch_size()));
-    for (auto& [name, value] : values) ctx.batch_scores[name] = value;
+    ctx.g_stepped = detail::gan_update(ctx.run_g, g_scaler_, *g_optimizer_, g_steps_);
+    if (ctx.g_stepped) ctx.g_steps = g_steps_;
+    detail::record_gan_scores(ctx, ctx.g_losses, ctx.g_loss, "g", ctx.running_scores.g);
   }
 
   torch::optim::Optimizer* d_optimizer_;
@@ -544,3 +464,7 @@ GANTrainingRunner(torch::optim::Optimizer*, torch::optim::Optimizer*, gan_option
     -> GANTrainingRunner<Hooks...>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/gan_runner-inl.hpp"
+#endif

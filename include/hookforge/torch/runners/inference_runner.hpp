@@ -19,6 +19,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -58,6 +59,19 @@ namespace detail {
 
 enum class criterion_need { none, required, optional };
 
+// The steps of an inference batch that depend on none of the loop's template arguments,
+// out of line so that the library compiles them once (core/config.hpp).
+
+/// The batch, on the device, in a context whose per-batch fields are reset.
+HOOKFORGE_INLINE void begin_inference_batch(InferenceContext& ctx, Entry&& input,
+                                            torch::Device device);
+/// The batch's scores: the loss terms and their total when `with_loss`, then `metrics`,
+/// into ctx.batch_scores and, when there are any, the epoch's running scores (`runner`
+/// names the runner in errors).
+HOOKFORGE_INLINE void inference_scores(InferenceContext& ctx, bool with_loss,
+                                       const std::vector<metric>& metrics,
+                                       std::string_view runner);
+
 /// The loop shared by the three inference runners. `Runner` is the concrete runner
 /// (for hook checks and messages); it inherits `hook_points` and `Ctx` from here.
 template <class Runner, criterion_need Need, class... Hooks>
@@ -95,23 +109,14 @@ class inference_loop : public runner_base<Runner, Hooks...> {
     ctx.device = options_.device;
     this->start_epoch(ctx, epoch, loader);
     auto batches = this->batches(ctx, loader, [&](Entry&& input, bool) {
-      ctx.entry = on_device(std::move(input), options_.device);
-      ctx.losses.clear();
-      ctx.loss = torch::Tensor();
-      ctx.batch_scores.clear();
+      detail::begin_inference_batch(ctx, std::move(input), options_.device);
       {
         autocast_guard autocast(options_.device, options_.mixed_precision);
         forward_into(model, ctx.entry);
         for (auto& post : options_.postprocessors) post(ctx.entry);
         if constexpr (has_criterion) ctx.losses = evaluate_criterion(criterion, ctx.entry);
       }
-      if constexpr (has_criterion) {
-        ctx.loss = total_loss(ctx.losses);
-        record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
-      }
-      record_metrics(options_.metrics, ctx.entry, ctx.batch_scores, Runner::runner_name);
-      if (!ctx.batch_scores.empty())
-        ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
+      detail::inference_scores(ctx, has_criterion, options_.metrics, Runner::runner_name);
       this->hooks_.template fire<points::on_post_step>(ctx);
     });
     return this->finish_epoch(ctx, batches);
@@ -166,3 +171,7 @@ template <class... H>
 BenchmarkRunner(inference_options, H...) -> BenchmarkRunner<H...>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/inference_runner-inl.hpp"
+#endif

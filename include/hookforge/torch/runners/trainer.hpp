@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -42,11 +43,11 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>  // fmt::join lives here from fmt 11 on
 #include <ATen/core/ivalue.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/data/criterion.hpp"
@@ -102,18 +103,11 @@ struct TrainerContext {
   detail::trainer_actions* trainer = nullptr;
 
   /// Stop the run after this epoch, saying why (the reason ends up in fit_result::stop_reason).
-  void request_stop(std::string reason) {
-    stop_training = true;
-    stop_reason = std::move(reason);
-  }
+  void request_stop(std::string reason);
 
   /// Write the trainer's checkpoint to `path` (atomically). At on_trainer_epoch_finished the
   /// file resumes exactly: the scheduler has stepped and the stop condition has been asked.
-  void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const {
-    if (trainer == nullptr)
-      throw std::logic_error("TrainerContext::save_checkpoint: this context was not made by a Trainer");
-    trainer->save_checkpoint(path, content);
-  }
+  void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const;
 };
 
 /// Pass as the validation runner to train without validation.
@@ -154,27 +148,54 @@ namespace detail {
 /// and put back: the undo of loading a module.
 class module_snapshot {
  public:
-  explicit module_snapshot(torch::nn::Module& module) {
-    torch::NoGradGuard no_grad;
-    for (auto& t : module.parameters(true)) keep(t);
-    for (auto& t : module.buffers(true)) keep(t);
-  }
-  void restore() {
-    torch::NoGradGuard no_grad;
-    for (auto& [into, copy] : saved_) into.copy_(copy);
-  }
+  explicit module_snapshot(torch::nn::Module& module);
+  void restore();
 
  private:
-  void keep(const torch::Tensor& t) {
-    if (t.defined()) saved_.emplace_back(t, t.to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true));
-  }
+  void keep(const torch::Tensor& t);
   std::vector<std::pair<torch::Tensor, torch::Tensor>> saved_;
 };
+
+/// A checkpoint's modules, by section (checkpoint_modules below).
+using named_modules = std::vector<std::pair<std::string, torch::nn::Module*>>;
+
+// The Trainer's bookkeeping that depends on none of its template arguments, out of line
+// so that the library compiles it once (core/config.hpp).
+
+/// The context at the start of a fit() or an epoch, before the epoch's own fields and
+/// before `trainer`, which the Trainer sets to itself.
+HOOKFORGE_INLINE TrainerContext trainer_context(const trainer_options& options,
+                                                std::int64_t completed_epochs,
+                                                std::int64_t global_step,
+                                                const epoch_scores& last_val_scores);
+/// The lr of each param group of each optimiser, in order (0 for a group without options).
+HOOKFORGE_INLINE std::vector<double> learning_rates(const std::vector<named_optimizer>& optimizers);
+/// The score `options.monitor` names; std::invalid_argument listing the scores when absent.
+HOOKFORGE_INLINE double monitored_score(const trainer_options& options, const epoch_scores& scores);
+/// The scheduler's step for the epoch just run (metric-based ones get the monitored score).
+HOOKFORGE_INLINE void step_scheduler(const trainer_options& options, const TrainerContext& ctx);
+/// The stop condition, then a stop requested by a runner's hook (`runner_stop`): each
+/// through ctx.request_stop, the first reason kept.
+HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
+                                 bool runner_stop);
+/// Seconds of wall time since `started`.
+HOOKFORGE_INLINE double seconds_since(std::chrono::steady_clock::time_point started);
+/// Epoch `epoch`'s scores and record into `result`.
+HOOKFORGE_INLINE void record_epoch(fit_result& result, const TrainerContext& ctx,
+                                   std::int64_t epoch,
+                                   std::chrono::steady_clock::time_point started);
+/// Scores as a state section, and back.
+HOOKFORGE_INLINE state_map scores_state(const epoch_scores& scores);
+HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state);
+/// The checkpoint's module and optimiser sections are distinct from each other and from
+/// the trainer's own sections; no optimiser is null. std::invalid_argument otherwise.
+HOOKFORGE_INLINE void check_sections(const named_modules& modules,
+                                     const std::vector<named_optimizer>& optimizers);
 
 /// The modules a trainer checkpoint holds, by section: the model's checkpoint_modules()
 /// (gan_models: "generator", "discriminator"), else the model as "model" when it is a module.
 template <class Model>
-std::vector<std::pair<std::string, torch::nn::Module*>> checkpoint_modules(Model& model) {
+named_modules checkpoint_modules(Model& model) {
   if constexpr (requires { model.checkpoint_modules(); }) {
     return model.checkpoint_modules();
   } else {
@@ -274,7 +295,7 @@ class Trainer : private detail::trainer_actions {
   fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion, ValC& val_criterion) {
     train_->set_total_epochs(options_.epochs);
     if constexpr (validates) val_->set_total_epochs(options_.epochs);
-    if (options_.print_bindings) fmt::print("{}", format_bindings());
+    if (options_.print_bindings) std::fputs(format_bindings().c_str(), stdout);
 
     Ctx ctx = context();
     hooks_.template fire<points::on_training_began>(ctx);
@@ -289,7 +310,7 @@ class Trainer : private detail::trainer_actions {
       set_loader_epoch(val_loader, epoch);
       ctx = context();
       ctx.epoch = epoch;
-      ctx.learning_rates = learning_rates();
+      ctx.learning_rates = detail::learning_rates(optimizers_of(*train_));
       epoch_result trained = train_->run_epoch(*model_, train_loader, epoch, train_criterion);
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
@@ -307,19 +328,14 @@ class Trainer : private detail::trainer_actions {
       completed_epochs_ = epoch + 1;
       ctx.completed_epochs = completed_epochs_;
       ctx.global_step = global_step();
-      step_scheduler(ctx);
-      ctx.next_learning_rates = learning_rates();
-      if (ctx.validated && options_.stop && options_.stop->should_stop(monitored(ctx.val_scores)))
-        ctx.request_stop("stop condition");
-      if (stop && ctx.stop_reason.empty()) ctx.request_stop("requested by a runner hook");
-      ctx.epoch_seconds = seconds_since(started);
+      detail::step_scheduler(options_, ctx);
+      ctx.next_learning_rates = detail::learning_rates(optimizers_of(*train_));
+      detail::check_stop(options_, ctx, stop);
+      ctx.epoch_seconds = detail::seconds_since(started);
       hooks_.template fire<points::on_trainer_epoch_finished>(ctx);
       if (ctx.stop_training && ctx.stop_reason.empty()) ctx.stop_reason = "requested by a trainer hook";
       stop = stop || ctx.stop_training;
-      result.train_scores = ctx.train_scores;
-      result.val_scores = ctx.val_scores;
-      result.history.push_back({epoch, ctx.train_scores, ctx.validated ? ctx.val_scores : epoch_scores{},
-                                ctx.validated, ctx.learning_rates, seconds_since(started)});
+      detail::record_epoch(result, ctx, epoch, started);
       if (stop) {
         result.stop_reason = ctx.stop_reason;
         break;
@@ -358,7 +374,8 @@ class Trainer : private detail::trainer_actions {
     if constexpr (validates) plan_component(plan, "validation_runner", *val_);
     state_map extra = plan.read("extra");
     auto require = [&](const std::string& section, std::string_view kind) {
-      if (in.kind(section) != kind) plan.fail(section, fmt::format("is not of kind '{}'", kind));
+      if (in.kind(section) != kind)
+        plan.fail(section, "is not of kind '" + std::string(kind) + "'");
     };  // kind() names the file and the sections it has when one is missing
     const auto modules = detail::checkpoint_modules(*model_);
     for (const auto& [name, module] : modules) require(name, "module");
@@ -409,23 +426,7 @@ class Trainer : private detail::trainer_actions {
  private:
   /// The checkpoint's sections do not collide: module and optimiser names are distinct
   /// from each other and from the trainer's own sections.
-  void check_sections() {
-    std::vector<std::string> names{"trainer", "last_val_scores", "scheduler", "stop_condition",
-                                   "training_runner", "validation_runner", "extra", "rng"};
-    auto add = [&](const std::string& name, std::string_view what) {
-      if (std::find(names.begin(), names.end(), name) != names.end())
-        throw std::invalid_argument(fmt::format("Trainer: {} '{}' would share its checkpoint section with another "
-                                                "section of that name; give it another name",
-                                                what, name));
-      names.push_back(name);
-    };
-    for (const auto& [name, module] : detail::checkpoint_modules(*model_)) add(name, "the module");
-    for (const auto& o : optimizers_of(*train_)) {
-      if (o.optimizer == nullptr)
-        throw std::invalid_argument(fmt::format("Trainer: the training runner's optimizer '{}' is null", o.name));
-      add(o.name, "the optimizer");
-    }
-  }
+  void check_sections() { detail::check_sections(detail::checkpoint_modules(*model_), optimizers_of(*train_)); }
 
   void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
     state_map extra;
@@ -458,27 +459,12 @@ class Trainer : private detail::trainer_actions {
       return nullptr;
   }
 
-  state_map val_scores_state() const {
-    state_map val;
-    for (const auto& [name, value] : last_val_scores_) val[name] = value;
-    return val;
-  }
-  void load_val_scores(const state_map& state) {
-    epoch_scores scores;
-    for (const auto& [name, value] : state) scores[name] = value.toDouble();
-    last_val_scores_ = std::move(scores);
-  }
+  state_map val_scores_state() const { return detail::scores_state(last_val_scores_); }
+  void load_val_scores(const state_map& state) { last_val_scores_ = detail::scores_of_state(state); }
 
   Ctx context() {
-    Ctx ctx;
+    Ctx ctx = detail::trainer_context(options_, completed_epochs_, global_step(), last_val_scores_);
     ctx.trainer = this;
-    ctx.work_dir = options_.work_dir;
-    ctx.monitor = options_.monitor;
-    ctx.epoch = completed_epochs_;
-    ctx.completed_epochs = completed_epochs_;
-    ctx.total_epochs = options_.epochs;
-    ctx.global_step = global_step();
-    ctx.val_scores = last_val_scores_;
     return ctx;
   }
 
@@ -497,40 +483,6 @@ class Trainer : private detail::trainer_actions {
     if constexpr (requires { loader.set_epoch(epoch); }) loader.set_epoch(epoch);
   }
 
-  static double seconds_since(std::chrono::steady_clock::time_point started) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  }
-
-  std::vector<double> learning_rates() const {
-    std::vector<double> lrs;
-    for (const auto& o : optimizers_of(*train_))
-      for (const auto& group : o.optimizer->param_groups())
-        lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
-    return lrs;
-  }
-
-  double monitored(const epoch_scores& scores) const {
-    auto it = scores.find(options_.monitor);
-    if (it == scores.end())
-      throw std::invalid_argument(fmt::format("Trainer: monitor '{}' is not a validation score (scores: {})",
-                                              options_.monitor, fmt::join(score_names(scores), ", ")));
-    return it->second;
-  }
-
-  static std::vector<std::string> score_names(const epoch_scores& scores) {
-    std::vector<std::string> names;
-    for (const auto& [name, value] : scores) names.push_back(name);
-    return names;
-  }
-
-  void step_scheduler(const Ctx& ctx) {
-    if (!options_.scheduler) return;
-    if (!options_.scheduler->wants_metric())
-      options_.scheduler->step();
-    else if (ctx.validated)
-      options_.scheduler->step(monitored(ctx.val_scores));
-  }
-
   Model* model_;
   TrainRunner* train_;
   ValRunner* val_;
@@ -547,3 +499,7 @@ Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
     -> Trainer<Model, TrainRunner, no_validation, Hooks...>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/trainer-inl.hpp"
+#endif

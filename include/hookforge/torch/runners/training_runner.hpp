@@ -19,6 +19,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -27,6 +28,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
+#include "hookforge/core/config.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -66,9 +68,8 @@ struct TrainingContext : epoch_counters {
   score_accumulator running_scores;///< the epoch's scores so far
   epoch_scores scores;             ///< at on_epoch_end: the epoch's mean scores
 
-  std::vector<torch::Tensor> parameters() const {
-    return optimizer ? optimizer_parameters(*optimizer) : std::vector<torch::Tensor>{};
-  }
+  /// The optimiser's parameters (none without an optimiser).
+  std::vector<torch::Tensor> parameters() const;
 };
 
 struct training_options {
@@ -79,6 +80,37 @@ struct training_options {
   std::vector<postprocessor> postprocessors{};
   std::vector<metric> metrics{};          ///< computed on each trained batch, recorded beside the loss
 };
+
+namespace detail {
+
+// The steps of a training batch that depend on none of the runner's template arguments,
+// out of line so that the library compiles them once (core/config.hpp).
+
+/// The batch, on the device, in a context whose per-batch fields are reset.
+HOOKFORGE_INLINE void begin_training_batch(TrainingContext& ctx, Entry&& input,
+                                           torch::Device device);
+/// The criterion's terms joined by the extra losses, and their total (ctx.losses, ctx.loss).
+HOOKFORGE_INLINE void training_loss(TrainingContext& ctx);
+/// Backward on the loss (scaled; divided by the accumulation steps); unscales the
+/// gradients when an update follows (ctx.optimizer_step_due).
+HOOKFORGE_INLINE void training_backward(TrainingContext& ctx, GradScaler& scaler,
+                                        torch::optim::Optimizer& optimizer,
+                                        std::int64_t accumulation_steps, std::int64_t pending,
+                                        bool last);
+/// Apply the accumulated gradients (unless a hook vetoed it) and clear them.
+HOOKFORGE_INLINE void training_update(TrainingContext& ctx, GradScaler& scaler,
+                                      torch::optim::Optimizer& optimizer,
+                                      std::int64_t& optimizer_steps, bool unscaled);
+/// The batch's loss terms and `metrics` into ctx.batch_scores, and into the epoch's running
+/// scores (`runner` names the runner in errors).
+HOOKFORGE_INLINE void training_scores(TrainingContext& ctx, const std::vector<metric>& metrics,
+                                      std::string_view runner);
+/// A training runner's gradient scaler: as in PyTorch, loss scaling is for float16 on CUDA
+/// only (CPU autocast uses bfloat16, whose range needs none).
+HOOKFORGE_INLINE GradScaler training_scaler(grad_scaler_options scaler, bool mixed_precision,
+                                            torch::Device device);
+
+}  // namespace detail
 
 template <class... Hooks>
 class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Hooks...> {
@@ -94,7 +126,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       : base(std::move(hooks)...),
         optimizer_(&optimizer),
         options_(std::move(options)),
-        scaler_(scaler_for(options_)) {
+        scaler_(detail::training_scaler(options_.scaler, options_.mixed_precision, options_.device)) {
     if (options_.gradient_accumulation_steps < 1)
       throw std::invalid_argument("TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
                                   std::to_string(options_.gradient_accumulation_steps));
@@ -121,13 +153,14 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
     optimizer_->zero_grad();
     std::int64_t pending = 0;  // batches whose gradients wait for an update
     auto batches = this->training_batches(ctx, loader, [&](Entry&& input, bool last) {
-      begin_batch(ctx, std::move(input));
+      detail::begin_training_batch(ctx, std::move(input), options_.device);
       this->hooks_.template fire<points::on_pre_step>(ctx);
       if (!ctx.skip_batch) {
         train_batch(model, criterion, ctx, ++pending, last);
         if (ctx.optimizer_step_due) pending = 0;
       } else if (last && pending > 0) {
-        update(ctx, /*unscaled=*/false);  // the last update, for batches before the skipped one
+        // the last update, for batches before the skipped one
+        detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/false);
         pending = 0;
       }
       this->hooks_.template fire<points::on_post_step>(ctx);
@@ -154,26 +187,6 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   }
 
  private:
-  static GradScaler scaler_for(const training_options& options) {
-    auto scaler = options.scaler;
-    // As in PyTorch, loss scaling is for float16 on CUDA; CPU autocast uses bfloat16,
-    // whose range needs none.
-    scaler.enabled = options.mixed_precision && options.device.is_cuda() && scaler.enabled;
-    return GradScaler(scaler);
-  }
-
-  void begin_batch(Ctx& ctx, Entry&& input) {
-    ctx.entry = on_device(std::move(input), options_.device);
-    ctx.skip_batch = false;
-    ctx.extra_losses.clear();
-    ctx.skip_optimizer_step = false;
-    ctx.losses.clear();
-    ctx.loss = torch::Tensor();
-    ctx.optimizer_step_due = false;
-    ctx.optimizer_stepped = false;
-    ctx.batch_scores.clear();
-  }
-
   template <class Model, class C>
   void train_batch(Model& model, C& criterion, Ctx& ctx, std::int64_t pending, bool last) {
     {
@@ -185,38 +198,16 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       for (auto& post : options_.postprocessors) post(ctx.entry);
       this->hooks_.template fire<points::on_post_forward>(ctx);
       ctx.losses = evaluate_criterion(criterion, ctx.entry);
-      for (auto& [name, value] : ctx.extra_losses) {
-        if (!ctx.losses.emplace(name, value).second)
-          throw std::invalid_argument("TrainingEpochRunner: extra loss '" + name +
-                                      "' has the name of a criterion term");
-      }
-      ctx.loss = total_loss(ctx.losses);
+      detail::training_loss(ctx);
     }
 
-    auto scaled = options_.gradient_accumulation_steps == 1
-                      ? ctx.loss
-                      : ctx.loss / static_cast<double>(options_.gradient_accumulation_steps);
-    scaler_.scale(scaled).backward();
-    ctx.optimizer_step_due = pending == options_.gradient_accumulation_steps || last;
-    if (ctx.optimizer_step_due) scaler_.unscale_(*optimizer_);  // hooks edit true gradients
+    detail::training_backward(ctx, scaler_, *optimizer_, options_.gradient_accumulation_steps,
+                              pending, last);
     this->hooks_.template fire<points::on_post_backward>(ctx);
-    if (ctx.optimizer_step_due) update(ctx, /*unscaled=*/true);
+    if (ctx.optimizer_step_due)
+      detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/true);
 
-    record_scores(ctx.losses, ctx.loss, ctx.batch_scores);
-    record_metrics(options_.metrics, ctx.entry, ctx.batch_scores, runner_name);
-    ctx.running_scores.add(ctx.batch_scores, static_cast<std::int64_t>(ctx.entry.batch_size()));
-  }
-
-  // Apply the accumulated gradients (unless a hook vetoed it) and clear them.
-  void update(Ctx& ctx, bool unscaled) {
-    if (!ctx.skip_optimizer_step) {
-      ctx.optimizer_stepped = scaler_.step(*optimizer_);
-      scaler_.update();
-      if (ctx.optimizer_stepped) ctx.optimizer_steps = ++optimizer_steps_;
-    } else if (unscaled) {
-      scaler_.update();  // close the scaler's iteration: it holds this batch's inf check
-    }
-    optimizer_->zero_grad();
+    detail::training_scores(ctx, options_.metrics, runner_name);
   }
 
   torch::optim::Optimizer* optimizer_;
@@ -229,3 +220,7 @@ template <class... Hooks>
 TrainingEpochRunner(torch::optim::Optimizer&, training_options, Hooks...) -> TrainingEpochRunner<Hooks...>;
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/training_runner-inl.hpp"
+#endif

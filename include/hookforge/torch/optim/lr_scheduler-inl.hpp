@@ -1,0 +1,100 @@
+// hookforge/torch/optim/lr_scheduler-inl.hpp — the scheduler base's definitions: included by
+// lr_scheduler.hpp header-only, compiled into hookforge::torch_compiled otherwise
+// (core/config.hpp).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hookforge/torch/optim/lr_scheduler.hpp"
+
+namespace hookforge {
+
+namespace detail::lr_state {
+
+HOOKFORGE_INLINE const c10::IValue& entry(const hookforge::state_map& state, const std::string& key,
+                                          const char* owner) {
+  auto found = state.find(key);
+  if (found == state.end()) {
+    throw std::invalid_argument(std::string("hookforge: ") + owner + " state_dict has no '" + key +
+                                "'");
+  }
+  return found->second;
+}
+
+HOOKFORGE_INLINE double get_double(const hookforge::state_map& s, const std::string& key,
+                                   const char* owner) {
+  return entry(s, key, owner).toDouble();
+}
+
+HOOKFORGE_INLINE std::int64_t get_int(const hookforge::state_map& s, const std::string& key,
+                                      const char* owner) {
+  return entry(s, key, owner).toInt();
+}
+
+HOOKFORGE_INLINE std::vector<double> get_doubles(const hookforge::state_map& s,
+                                                 const std::string& key, const char* owner) {
+  return entry(s, key, owner).toDoubleVector();
+}
+
+}  // namespace detail::lr_state
+
+HOOKFORGE_INLINE void lr_scheduler::step(double metric) {
+  (void)metric;
+  step();
+}
+
+HOOKFORGE_INLINE hookforge::state_map lr_scheduler::state_dict() const {
+  return {{"last_epoch", last_epoch_}, {"base_lrs", base_lrs_}, {"last_lr", last_lr_}};
+}
+
+HOOKFORGE_INLINE void lr_scheduler::load_state_dict(const hookforge::state_map& state) {
+  auto base = detail::lr_state::get_doubles(state, "base_lrs", "lr_scheduler");
+  auto last = detail::lr_state::get_doubles(state, "last_lr", "lr_scheduler");
+  if (base.size() != group_count() || last.size() != group_count()) {
+    throw std::invalid_argument("hookforge: lr_scheduler state_dict is for " +
+                                std::to_string(last.size()) + " param groups, the optimizer has " +
+                                std::to_string(group_count()));
+  }
+  last_epoch_ = detail::lr_state::get_int(state, "last_epoch", "lr_scheduler");
+  base_lrs_ = std::move(base);
+  set_lrs(last);
+}
+
+HOOKFORGE_INLINE lr_scheduler::lr_scheduler(torch::optim::Optimizer& optimizer)
+    : optimizer_(&optimizer) {
+  base_lrs_ = current_lrs();
+  last_lr_ = base_lrs_;
+}
+
+HOOKFORGE_INLINE std::vector<double> lr_scheduler::current_lrs() const {
+  std::vector<double> lrs;
+  for (const auto& group : optimizer_->param_groups()) lrs.push_back(group.options().get_lr());
+  return lrs;
+}
+
+HOOKFORGE_INLINE void lr_scheduler::set_lrs(const std::vector<double>& lrs) {
+  auto& groups = optimizer_->param_groups();
+  if (lrs.size() != groups.size()) {
+    throw std::logic_error(
+        "hookforge: the optimizer's param groups changed after its lr_scheduler was built");
+  }
+  for (std::size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
+  last_lr_ = lrs;
+}
+
+namespace detail {
+
+HOOKFORGE_INLINE void closed_form_scheduler::step() {
+  ++last_epoch_;
+  std::vector<double> lrs;
+  for (double base : base_lrs_) lrs.push_back(lr_at(base, last_epoch_));
+  set_lrs(lrs);
+}
+
+}  // namespace detail
+
+}  // namespace hookforge
