@@ -36,6 +36,12 @@ std::string Entry::describe(Pick pick) const {
 
 // Copying and destroying are out of line too: their vector code is the bulk of an Entry's.
 HOOKFORGE_INLINE Entry::Entry(const Entry&) = default;
+
+HOOKFORGE_INLINE Entry::Entry(const Entry& other, std::size_t extra) : not_batched_(other.not_batched_) {
+  fields_.reserve(other.fields_.size() + extra);
+  for (const auto& field : other.fields_) fields_.push_back(field);
+}
+
 HOOKFORGE_INLINE Entry::~Entry() = default;
 
 HOOKFORGE_INLINE Entry& Entry::operator=(Entry other) noexcept {

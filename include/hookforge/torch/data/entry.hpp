@@ -61,10 +61,7 @@ class Entry {
   Entry(Entry&&) noexcept = default;
   /// A copy with room for `extra` more fields, so that adding them (the model's output)
   /// does not reallocate: the runners copy each batch from the loader this way.
-  Entry(const Entry& other, std::size_t extra) : not_batched_(other.not_batched_) {
-    fields_.reserve(other.fields_.size() + extra);
-    for (const auto& field : other.fields_) fields_.push_back(field);
-  }
+  Entry(const Entry& other, std::size_t extra);
   // By value then swap: the stored pairs have const names and are not assignable.
   Entry& operator=(Entry other) noexcept;
   ~Entry();

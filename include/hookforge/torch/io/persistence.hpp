@@ -162,9 +162,17 @@ class load_plan {
   std::vector<step> steps_;
 };
 
+/// Where save_hooks and save_component put sections: a checkpoint_writer, or anything
+/// else with add_state(section, state) (the Trainer gathers its sections this way and
+/// writes them with one compiled function).
+template <class Out>
+concept state_sink = requires(Out& out, const std::string& section, const state_map& state) {
+  out.add_state(section, state);
+};
+
 /// Save every persistent hook of `pack` under `component`.
-template <class Pack>
-void save_hooks(checkpoint_writer& out, std::string_view component, Pack& pack) {
+template <state_sink Out, class Pack>
+void save_hooks(Out& out, std::string_view component, Pack& pack) {
   for (const auto& hook : persistent_hooks(pack, component)) out.add_state(hook.section, hook.save());
 }
 
@@ -177,9 +185,9 @@ void load_hooks(const checkpoint_reader& in, std::string_view component, Pack& p
 }
 
 /// A component's own state (when it has state_dict()) under "<name>", and its hooks.
-template <class C>
+template <state_sink Out, class C>
   requires requires(C& c) { c.hooks(); }
-void save_component(checkpoint_writer& out, const std::string& name, C& component) {
+void save_component(Out& out, const std::string& name, C& component) {
   if constexpr (requires { component.state_dict(); }) out.add_state(name, component.state_dict());
   save_hooks(out, name, component.hooks());
 }

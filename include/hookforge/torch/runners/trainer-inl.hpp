@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 
 namespace hookforge {
@@ -123,6 +124,22 @@ HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state) {
   epoch_scores scores;
   for (const auto& [name, value] : state) scores[name] = value.toDouble();
   return scores;
+}
+
+HOOKFORGE_INLINE checkpoint_parts::checkpoint_parts(named_modules modules_to_save)
+    : modules(std::move(modules_to_save)) {}
+HOOKFORGE_INLINE checkpoint_parts::~checkpoint_parts() = default;
+HOOKFORGE_INLINE void checkpoint_parts::add_state(const std::string& section, state_map state) {
+  states.emplace_back(section, std::move(state));
+}
+
+HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path, const checkpoint_parts& parts) {
+  checkpoint_writer out;
+  for (const auto& [name, module] : parts.modules) out.add_module(name, *module);
+  for (const auto& o : parts.optimizers) out.add_optimizer(o.name, *o.optimizer);
+  for (const auto& [name, state] : parts.states) out.add_state(name, state);
+  out.add_rng();
+  out.save(path);
 }
 
 HOOKFORGE_INLINE void check_sections(const named_modules& modules,

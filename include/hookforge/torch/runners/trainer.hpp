@@ -192,6 +192,23 @@ HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state);
 HOOKFORGE_INLINE void check_sections(const named_modules& modules,
                                      const std::vector<named_optimizer>& optimizers);
 
+/// A Trainer's checkpoint as the Trainer gathers it, sections in file order, for
+/// write_checkpoint below. Its members are compiled once (the checkpoint writer, the state
+/// maps' copies), not generated again in every TU that instantiates a Trainer.
+struct checkpoint_parts {
+  named_modules modules;
+  std::vector<named_optimizer> optimizers;  ///< empty when the optimisers are left out
+  std::vector<std::pair<std::string, state_map>> states;
+
+  explicit checkpoint_parts(named_modules modules_to_save);
+  checkpoint_parts(const checkpoint_parts&) = delete;
+  ~checkpoint_parts();
+  void add_state(const std::string& section, state_map state);
+};
+/// The modules, the optimisers, the states and the RNG, atomically to `path`
+/// (checkpoint_writer::save: the previous file stays as it was if this throws).
+HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path, const checkpoint_parts& parts);
+
 /// The modules a trainer checkpoint holds, by section: the model's checkpoint_modules()
 /// (gan_models: "generator", "discriminator"), else the model as "model" when it is a module.
 template <class Model>
@@ -434,10 +451,8 @@ class Trainer : private detail::trainer_actions {
     ctx.checkpoint_extra = &extra;
     hooks_.template fire<points::on_before_save_checkpoint>(ctx);
 
-    checkpoint_writer out;
-    for (const auto& [name, module] : detail::checkpoint_modules(*model_)) out.add_module(name, *module);
-    if (content.optimizer)
-      for (const auto& o : optimizers_of(*train_)) out.add_optimizer(o.name, *o.optimizer);
+    detail::checkpoint_parts out(detail::checkpoint_modules(*model_));
+    if (content.optimizer) out.optimizers = optimizers_of(*train_);
     out.add_state("trainer", state_dict());
     if (!last_val_scores_.empty()) out.add_state("last_val_scores", val_scores_state());
     if (options_.scheduler) out.add_state("scheduler", options_.scheduler->state_dict());
@@ -446,8 +461,7 @@ class Trainer : private detail::trainer_actions {
     save_component(out, "training_runner", *train_);
     if constexpr (validates) save_component(out, "validation_runner", *val_);
     out.add_state("extra", extra);
-    out.add_rng();
-    out.save(path);
+    detail::write_checkpoint(path, out);
     ctx.checkpoint_extra = nullptr;
     hooks_.template fire<points::on_after_save_checkpoint>(ctx);
   }
