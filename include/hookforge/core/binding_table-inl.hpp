@@ -26,16 +26,16 @@ HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_vi
                                   std::span<const static_row> fixed, std::span<const runtime_row> dynamic,
                                   std::size_t runtime_index) {
   std::size_t r = 0;
-  auto append_dynamic_before = [&](order_key next) {
-    for (; r < dynamic.size() && runs_before({dynamic[r].priority, runtime_index}, next); ++r)
+  // The runtime rows not yet appended that run before `next` (all of them without one).
+  auto append_dynamic_before = [&](const order_key* next) {
+    for (; r < dynamic.size() && (!next || runs_before({dynamic[r].priority, runtime_index}, *next)); ++r)
       rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
   };
   for (const auto& f : fixed) {
-    append_dynamic_before(f.key);
+    append_dynamic_before(&f.key);
     rows.push_back({point, std::string(f.hook), std::string(f.method), f.priority, false});
   }
-  for (; r < dynamic.size(); ++r)
-    rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
+  append_dynamic_before(nullptr);
 }
 
 }  // namespace detail
