@@ -6,6 +6,7 @@
 #include "hookforge/hookforge.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
 #include "hookforge/torch/amp/grad_scaler.hpp"
+#include "hookforge/torch/compat.hpp"
 #include "hookforge/torch/data/batches.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/dataset.hpp"

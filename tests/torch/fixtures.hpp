@@ -113,7 +113,7 @@ struct ShuffledLoader {
 
 /// Two Adam optimisers hold the same state, parameter by parameter, and the same learning rates.
 inline bool same_adam_state(torch::optim::Adam& a, torch::optim::Adam& b) {
-  auto key = [](const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); };
+  auto key = [](const torch::Tensor& p) { return hookforge::compat::optimizer_state_key(p); };
   const auto pa = hookforge::optimizer_parameters(a), pb = hookforge::optimizer_parameters(b);
   if (pa.size() != pb.size() || a.state().size() != b.state().size()) return false;
   for (std::size_t i = 0; i < pa.size(); ++i) {

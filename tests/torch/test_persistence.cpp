@@ -128,7 +128,7 @@ TrainerState state_of(Regressor& model, torch::optim::SGD& sgd, T& trainer, Trai
   TrainerState s{snapshot(*model), {}, trainer.completed_epochs(), train.global_step(),
                  train.hooks().template get<0>().steps, trainer.hooks().template get<0>().sum};
   for (auto& p : model->parameters()) {
-    auto& state = sgd.state().at(c10::guts::to_string(p.unsafeGetTensorImpl()));
+    auto& state = sgd.state().at(hookforge::compat::optimizer_state_key(p));
     s.momenta.push_back(static_cast<torch::optim::SGDParamState&>(*state).momentum_buffer().clone());
   }
   return s;

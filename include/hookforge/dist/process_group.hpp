@@ -35,28 +35,20 @@
 
 #include <fmt/format.h>
 #include <torch/types.h>
-#include <torch/version.h>
+
+#include "hookforge/torch/compat.hpp"
 
 #include <c10/util/Exception.h>
 #include <c10/util/intrusive_ptr.h>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
-#if TORCH_VERSION_MAJOR >= 2
-#include <torch/csrc/distributed/c10d/Backend.hpp>
-#else
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#endif
+#include HOOKFORGE_C10D_BACKEND_HEADER
 
 namespace hookforge::dist {
 
-#if TORCH_VERSION_MAJOR >= 2
-/// The base class of a c10d backend in this LibTorch (2.x: c10d::Backend).
-using backend_type = c10d::Backend;
-#else
-/// The base class of a c10d backend in this LibTorch (1.13: c10d::ProcessGroup).
-using backend_type = c10d::ProcessGroup;
-#endif
+/// The base class of a c10d backend in this LibTorch (hookforge/torch/compat.hpp).
+using backend_type = HOOKFORGE_C10D_BACKEND;
 
 /// What hookforge::dist throws: a rank that did not join, a collective that failed.
 class error : public std::runtime_error {

@@ -1,0 +1,55 @@
+// hookforge/torch/compat.hpp — what differs between the LibTorches hookforge supports.
+//
+// hookforge is built and tested against Debian's LibTorch 1.13.1 and the pip wheel's 2.11.0
+// (docs/install.md). Every difference between them that hookforge's code or tests meet is
+// here, once, named with the release that changed it; no other header tests the version.
+// The CMake side (the wheel's bundled {fmt}, finding the right libc10) is in
+// cmake/torch_compat.cmake.
+#pragma once
+
+#include <string>
+
+#include <ATen/core/Tensor.h>
+#include <torch/version.h>
+
+/// LibTorch's version as one number: 2.11.0 is 21100, 1.13.1 is 11301.
+#define HOOKFORGE_TORCH_VERSION (TORCH_VERSION_MAJOR * 10000 + TORCH_VERSION_MINOR * 100 + TORCH_VERSION_PATCH)
+
+// c10d's backends (ProcessGroupGloo, ProcessGroupNCCL) derive from c10d::Backend since 2.0,
+// which split it out of c10d::ProcessGroup (1.13: the backends are ProcessGroups).
+// hookforge/dist/process_group.hpp includes the header and names the type through these.
+#if HOOKFORGE_TORCH_VERSION >= 20000
+#define HOOKFORGE_C10D_BACKEND_HEADER <torch/csrc/distributed/c10d/Backend.hpp>
+#define HOOKFORGE_C10D_BACKEND c10d::Backend
+#else
+#define HOOKFORGE_C10D_BACKEND_HEADER <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#define HOOKFORGE_C10D_BACKEND c10d::ProcessGroup
+#endif
+
+#if HOOKFORGE_TORCH_VERSION < 20200
+#include <c10/util/C++17.h>  // c10::guts::to_string, removed in 2.2
+#endif
+
+namespace hookforge::compat {
+
+/// Whether this LibTorch is at least `major.minor`.
+constexpr bool torch_at_least(int major, int minor) {
+  return TORCH_VERSION_MAJOR > major || (TORCH_VERSION_MAJOR == major && TORCH_VERSION_MINOR >= minor);
+}
+
+/// Whether ATen has CPU kernels of `_amp_foreach_non_finite_check_and_unscale_` and
+/// `_amp_update_scale_` (added in 2.3; 1.13 has CUDA kernels only). GradScaler asks the
+/// dispatcher at run time instead; the tests use this to know what to expect.
+inline constexpr bool has_cpu_fused_amp = torch_at_least(2, 3);
+
+/// The key of parameter `p` in `torch::optim::Optimizer::state()`: the parameter's
+/// TensorImpl address, as a `void*` since 2.2, printed to a string before (1.13).
+#if HOOKFORGE_TORCH_VERSION >= 20200
+inline void* optimizer_state_key(const at::Tensor& p) { return p.unsafeGetTensorImpl(); }
+#else
+inline std::string optimizer_state_key(const at::Tensor& p) {
+  return c10::guts::to_string(p.unsafeGetTensorImpl());
+}
+#endif
+
+}  // namespace hookforge::compat
