@@ -18,6 +18,7 @@
 #include "hookforge/torch/io/checkpoint.hpp"
 
 #include "file_testing.hpp"
+#include "skip.hpp"
 
 namespace fs = std::filesystem;
 using hookforge::checkpoint_error;
@@ -225,16 +226,26 @@ TEST_CASE("checkpoint: RNG state restores the random stream", "[checkpoint]") {
   const auto a = torch::rand({5});
   const auto an = torch::randn({3});
   const auto ai = torch::randint(1000, {4});
-  std::vector<torch::Tensor> cuda_a;
-  if (torch::cuda::is_available())
-    for (std::size_t i = 0; i < torch::cuda::device_count(); ++i)
-      cuda_a.push_back(torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))));
 
   torch::manual_seed(99);
   checkpoint_reader(file).load_rng();
   CHECK(torch::equal(torch::rand({5}), a));
   CHECK(torch::equal(torch::randn({3}), an));
   CHECK(torch::equal(torch::randint(1000, {4}), ai));
+}
+
+TEST_CASE("CUDA: checkpoint RNG state restores each device's random stream", "[checkpoint][cuda]") {
+  HOOKFORGE_REQUIRE_CUDA();
+  tfx::temp_dir dir;
+  const auto file = dir.path / "rng.ckpt";
+  torch::manual_seed(3);
+  checkpoint_writer{}.add_rng().save(file);
+  std::vector<torch::Tensor> cuda_a;
+  for (std::size_t i = 0; i < torch::cuda::device_count(); ++i)
+    cuda_a.push_back(torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))));
+
+  torch::manual_seed(99);
+  checkpoint_reader(file).load_rng();
   for (std::size_t i = 0; i < cuda_a.size(); ++i)
     CHECK(torch::equal(
         torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))), cuda_a[i]));

@@ -1,7 +1,7 @@
-// The CUDA path of the runners and the trainer. Every case returns early (with a
-// warning) where LibTorch has no CUDA device, so the suite passes on CPU-only builds;
-// on a GPU machine they check that training, mixed precision with loss scaling,
-// checkpoints and exact resume work on the device.
+// The CUDA path of the runners and the trainer. Every case is tagged [cuda] (CTest label
+// `cuda`) and is skipped where LibTorch has no CUDA device (skip.hpp); on a GPU machine
+// they check that training, mixed precision with loss scaling, checkpoints and exact
+// resume work on the device.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -9,17 +9,12 @@
 
 #include "fixtures.hpp"
 #include "file_testing.hpp"
+#include "skip.hpp"
 
 using namespace hookforge;
 using namespace tfx;
 
 namespace {
-
-bool have_cuda() {
-  if (torch::cuda::is_available()) return true;
-  WARN("no CUDA device: CUDA path not tested");
-  return false;
-}
 
 const torch::Device cuda0(torch::kCUDA, 0);
 
@@ -40,7 +35,7 @@ struct OutputDtype {
 }  // namespace
 
 TEST_CASE("CUDA: the trainer learns a linear regression on the GPU", "[cuda]") {
-  if (!have_cuda()) return;
+  HOOKFORGE_REQUIRE_CUDA();
   torch::manual_seed(0);
   Regressor model;
   model->to(cuda0);
@@ -61,7 +56,7 @@ TEST_CASE("CUDA: the trainer learns a linear regression on the GPU", "[cuda]") {
 }
 
 TEST_CASE("CUDA: float16 autocast with loss scaling still learns", "[cuda][amp]") {
-  if (!have_cuda()) return;
+  HOOKFORGE_REQUIRE_CUDA();
   std::vector<c10::ScalarType> seen;
   torch::manual_seed(2);
   Regressor m;
@@ -83,7 +78,7 @@ TEST_CASE("CUDA: float16 autocast with loss scaling still learns", "[cuda][amp]"
 }
 
 TEST_CASE("CUDA: 2 epochs + checkpoint + 2 epochs equal 4 epochs, bit for bit", "[cuda][resume]") {
-  if (!have_cuda()) return;
+  HOOKFORGE_REQUIRE_CUDA();
   tfx::temp_dir dir("hookforge_cuda_resume");
   const auto path = dir.path / "run.ckpt";
   auto data = on_gpu(regression_data(4, 16, 0.05, 3));

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "hookforge/torch/data/entry.hpp"
+#include "skip.hpp"
 
 using hookforge::Entry;
 
@@ -146,12 +147,16 @@ TEST_CASE("Entry::to moves defined tensors, keeps dtype and undefined fields", "
   CHECK(cpu.at("input").scalar_type() == torch::kFloat64);
   CHECK_FALSE(cpu.at("mask").defined());
   CHECK(cpu.names() == e.names());
-  if (torch::cuda::is_available()) {
-    const Entry gpu = e.to(torch::Device(torch::kCUDA, 0), /*non_blocking=*/true);
-    CHECK(gpu.at("input").is_cuda());
-    CHECK(gpu.at("input").scalar_type() == torch::kFloat64);
-    CHECK(torch::equal(gpu.at("input").cpu(), e.at("input")));
-  }
+}
+
+TEST_CASE("CUDA: Entry::to copies pinned batches to the device without blocking", "[entry][cuda]") {
+  HOOKFORGE_REQUIRE_CUDA();
+  Entry e{{"input", torch::ones({2, 3}, torch::kFloat64).pin_memory()}, {"mask", torch::Tensor()}};
+  const Entry gpu = e.to(torch::Device(torch::kCUDA, 0), /*non_blocking=*/true);
+  CHECK(gpu.at("input").is_cuda());
+  CHECK(gpu.at("input").scalar_type() == torch::kFloat64);
+  CHECK_FALSE(gpu.at("mask").defined());
+  CHECK(torch::equal(gpu.at("input").cpu(), e.at("input")));
 }
 
 TEST_CASE("Entry::batch_size is the first dimension every batch-major field shares", "[entry]") {

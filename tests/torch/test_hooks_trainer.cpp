@@ -29,6 +29,7 @@
 #include "hookforge/hooks/metrics_plot.hpp"
 #include "hookforge/torch/io/sha256.hpp"
 #include "resume_testing.hpp"
+#include "skip.hpp"
 
 using namespace tfx;
 using namespace hookforge;
@@ -732,10 +733,7 @@ TEST_CASE("MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and in
 }
 
 TEST_CASE("MetricsPlot: metrics.png drawn with gnuplot after LossLogger's row, atomically", "[hooks][plot]") {
-  if (!in_path("gnuplot")) {
-    WARN("gnuplot is not in PATH (Debian: gnuplot-nox): MetricsPlot's image is not tested");
-    return;
-  }
+  if (!in_path("gnuplot")) HOOKFORGE_SKIP("gnuplot is not in PATH (Debian: gnuplot-nox)");
   temp_dir dir("hookforge_plot");
   torch::manual_seed(3);
   Regressor model;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "skip.hpp"
 #include "hookforge/torch/data/host_read.hpp"
 #include "hookforge/torch/metrics/accuracy.hpp"
 #include "hookforge/torch/metrics/mae.hpp"
@@ -423,10 +424,7 @@ TEST_CASE("metrics read nothing on the host during an epoch", "[metrics]") {
 }
 
 TEST_CASE("CUDA: metrics on the device equal those on the CPU", "[metrics][cuda]") {
-  if (!torch::cuda::is_available()) {
-    WARN("no CUDA device: metrics on CUDA not tested");
-    return;
-  }
+  HOOKFORGE_REQUIRE_CUDA();
   const torch::Device cuda0(torch::kCUDA, 0);
   torch::manual_seed(9);
   auto x = torch::rand({2, 3, 16, 16});
