@@ -1,21 +1,70 @@
 #!/usr/bin/env bash
 # Builds hookforge and runs every test: ./scripts/test.sh [build-dir]
-# Two compilers: GCC builds and tests everything in <build-dir>; Clang (clang++-19, or
-# $HOOKFORGE_CLANG) builds the torch-free core again in <build-dir>-clang and runs its
-# unit and compile-fail tests, whose expected messages hold for both compilers.
-# LibTorch 1.13's headers do not parse with Clang, so the torch layer is tested with GCC only.
+#
+# Stages (each one's time is printed at the end):
+#   deps      Debian's packages (scripts/deps.sh) and the pinned LibTorch 2.x (scripts/torch.sh)
+#   torch2    GCC against LibTorch 2.11 (the pip wheel, a CUDA build), in <build-dir>-torch2:
+#             everything, every test; the `cuda` tests are skipped, with the reason, where no
+#             GPU is present
+#   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything, every
+#             test but the header self-containment ones (label `headers`), which test
+#             hookforge's headers, not LibTorch's, and ran in torch2
+#   clang     clang++-19 (or $HOOKFORGE_CLANG) against LibTorch 2.11, in <build-dir>-clang: the
+#             core's unit tests, the compiled torch layer, and every compile-fail test (C++20
+#             and C++26, whose messages are composed)
+#   fuzz      the config loader under libFuzzer, ASan and UBSan for $HOOKFORGE_FUZZ_SECONDS (60)
+#
+# HOOKFORGE_STAGES="torch2 clang" runs only those (deps always runs first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 clang=${HOOKFORGE_CLANG:-clang++-19}
+stages=${HOOKFORGE_STAGES:-torch2 torch1 clang fuzz}
+jobs=$(nproc)
+# ccache keys on paths relative to the checkout, so another clone of it hits the same cache.
+export CCACHE_BASEDIR=$PWD
 
-bash scripts/deps.sh
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build "$build" -j "$(nproc)"
-ctest --test-dir "$build" -j "$(nproc)" --output-on-failure
+times=()
+stage() {  # stage NAME COMMAND...: runs the command and records its wall time
+  local name=$1 start=$SECONDS
+  shift
+  echo "hookforge: === stage $name ==="
+  "$@"
+  times+=("$(printf '%-8s %4d s' "$name" $((SECONDS - start)))")
+}
 
-echo "hookforge: the torch-free core with $clang"
-cmake -S . -B "$build-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$clang" \
-      -DHOOKFORGE_WITH_TORCH=OFF -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF
-cmake --build "$build-clang" -j "$(nproc)" --target hookforge_core_tests
-ctest --test-dir "$build-clang" -j "$(nproc)" --output-on-failure -R "^(core|compile-fail)"
+deps() {
+  bash scripts/deps.sh
+  torch2_prefix=$(bash scripts/torch.sh)
+}
+
+configure_build_test() {  # DIR CTEST_ARGS CMAKE_ARGS...
+  local dir=$1 ctest_args=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake --build "$dir" -j "$jobs"
+  # shellcheck disable=SC2086
+  ctest --test-dir "$dir" -j "$jobs" --output-on-failure $ctest_args
+}
+
+torch2() { configure_build_test "$build-torch2" "" -DCMAKE_PREFIX_PATH="$torch2_prefix"; }
+torch1() { configure_build_test "$build" "-LE ^headers" -DCMAKE_PREFIX_PATH=; }
+
+clang() {
+  cmake -S . -B "$build-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$clang" \
+        -DCMAKE_PREFIX_PATH="$torch2_prefix" -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF
+  cmake --build "$build-clang" -j "$jobs" --target hookforge_core_tests hookforge_torch_compiled
+  ctest --test-dir "$build-clang" -j "$jobs" --output-on-failure -R "^(core|compile-fail)"
+}
+
+fuzz() { bash scripts/fuzz.sh "${HOOKFORGE_FUZZ_SECONDS:-60}"; }
+
+stage deps deps
+for s in $stages; do
+  case "$s" in
+    torch2|torch1|clang|fuzz) stage "$s" "$s" ;;
+    *) echo "hookforge: unknown stage '$s' in HOOKFORGE_STAGES (torch2 torch1 clang fuzz)" >&2; exit 2 ;;
+  esac
+done
+echo "hookforge: stage times"
+printf '  %s\n' "${times[@]}"
