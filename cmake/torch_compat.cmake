@@ -42,7 +42,16 @@ function(hookforge_torch_compat target)
   # 2.x installs the {fmt} headers it was built with (fmt 12 in 2.11) into its include folder,
   # which comes before the system's in every TU that includes LibTorch: such TUs use that
   # {fmt}, header-only, and never the system's libfmt (another major version).
-  if(EXISTS "${HOOKFORGE_TORCH_PREFIX}/include/fmt/format.h")
+  # (Debian's LibTorch, in /usr, uses the system's {fmt}.)
+  if(EXISTS "${HOOKFORGE_TORCH_PREFIX}/include/fmt/format.h" AND NOT HOOKFORGE_TORCH_PREFIX STREQUAL "/usr")
     target_compile_definitions(${target} INTERFACE FMT_HEADER_ONLY)
+  endif()
+  # The pip wheel's libtorch.so (2.x, built on manylinux) exports std::filesystem functions of
+  # its own, some of which jump through a null pointer (std::filesystem::remove_all crashes).
+  # Listed after libtorch.so, libstdc++ loses the lookup to them; so it goes first. Called
+  # before LibTorch is linked to the target, so that it comes first on the link line.
+  if(HOOKFORGE_TORCH_VERSION VERSION_GREATER_EQUAL 2)
+    target_link_libraries(${target} INTERFACE
+      "$<$<LINK_LANG_AND_ID:CXX,GNU,Clang>:-Wl,--push-state,--no-as-needed,-lstdc++,--pop-state>")
   endif()
 endfunction()

@@ -10,8 +10,10 @@
 // allocator needs. On a machine without CUDA it does nothing.
 //
 // Building against a LibTorch without CUDA: Debian's CPU LibTorch ships
-// <c10/cuda/CUDACachingAllocator.h> but neither the CUDA runtime headers it includes nor
-// libc10_cuda, so the call is compiled only where <cuda_runtime_api.h> is found too.
+// <c10/cuda/CUDACachingAllocator.h> but neither the <c10/cuda/impl/cuda_cmake_macros.h> it
+// includes (a CUDA build's) nor libc10_cuda, so the call is compiled only where that header
+// and the CUDA runtime's <cuda_runtime_api.h> are found (the toolkit alone, as in
+// /usr/local/include, is not enough).
 // Define HOOKFORGE_NO_CUDA to leave it out in any case (a CPU LibTorch on a machine with
 // the CUDA toolkit would otherwise fail to link). `cuda_support()` says which was built.
 #pragma once
@@ -26,7 +28,7 @@
 #include "hookforge/core/priority.hpp"
 
 #if !defined(HOOKFORGE_NO_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>) && \
-    __has_include(<cuda_runtime_api.h>)
+    __has_include(<c10/cuda/impl/cuda_cmake_macros.h>) && __has_include(<cuda_runtime_api.h>)
 #include <c10/cuda/CUDACachingAllocator.h>
 #define HOOKFORGE_EMPTY_CACHE_CUDA 1
 #else
