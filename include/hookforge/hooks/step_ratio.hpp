@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
