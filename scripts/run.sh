@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs hookforge's main job: hookforge-run on the config embedded in it
-# (configs/default.yaml). Arguments go to hookforge-run; `example NAME` runs an example instead.
+# (configs/default.yaml), against Debian's LibTorch 1.13 (docs/libtorch.md for 2.x). Arguments go to hookforge-run; `example NAME` runs an example instead.
 #   ./scripts/run.sh                                  # the default run
 #   ./scripts/run.sh configs/gan_sr.yaml --set trainer.params.epochs=2
 #   ./scripts/run.sh --check                          # the default's binding tables, no training
@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${HOOKFORGE_BUILD_DIR:-build}
+export CCACHE_BASEDIR=$PWD  # as scripts/test.sh: another clone of it hits the same cache
 
 bash scripts/deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
