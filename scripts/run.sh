@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs hookforge's main job: hookforge-run on the config embedded in it
-# (configs/default.yaml), against Debian's LibTorch 1.13 (docs/libtorch.md for 2.x). Arguments go to hookforge-run; `example NAME` runs an example instead.
+# (configs/default.yaml), against Debian's LibTorch 1.13 (docs/libtorch.md for 2.x).
+# Arguments go to hookforge-run; `example NAME` runs an example instead.
 #   ./scripts/run.sh                                  # the default run
 #   ./scripts/run.sh configs/gan_sr.yaml --set trainer.params.epochs=2
 #   ./scripts/run.sh --check                          # the default's binding tables, no training
