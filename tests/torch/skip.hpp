@@ -15,7 +15,8 @@
 
 namespace tfx {
 
-/// Ends the current case as skipped, with `reason`.
+/// Ends the current case as skipped, with `reason`. Skip before any CHECK: under CTest the
+/// exit code stands for the whole case, and would hide a failure recorded before it.
 #define HOOKFORGE_SKIP(reason)                                                  \
   do {                                                                          \
     if (const char* code = std::getenv("HOOKFORGE_TEST_SKIP_CODE")) {            \
