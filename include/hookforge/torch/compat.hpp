@@ -1,7 +1,7 @@
 // hookforge/torch/compat.hpp — what differs between the LibTorches hookforge supports.
 //
 // hookforge is built and tested against Debian's LibTorch 1.13.1 and the pip wheel's 2.11.0
-// (docs/install.md). Every difference between them that hookforge's code or tests meet is
+// (docs/libtorch.md). Every difference between them that hookforge's code or tests meet is
 // here, once, named with the release that changed it; no other header tests the version.
 // The CMake side (the wheel's bundled {fmt}, finding the right libc10) is in
 // cmake/torch_compat.cmake.
