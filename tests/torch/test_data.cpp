@@ -19,6 +19,7 @@
 #include <catch2/catch.hpp>
 
 #include "file_testing.hpp"
+#include "skip.hpp"
 
 using namespace hookforge;
 
@@ -423,4 +424,15 @@ TEST_CASE("a TrainingEpochRunner runs an epoch from a DataLoader and sees num_ba
   CHECK(fitted.completed_epochs == 2);
   CHECK(loader.batches_yielded() == 3);  // its last epoch ran to the end
   CHECK(rows.size() == 12);
+}
+
+TEST_CASE("pin_memory does nothing without a CUDA device, as PyTorch's", "[data]") {
+  if (torch::cuda::is_available()) HOOKFORGE_SKIP("a CUDA device is present: the [cuda] case checks pinning");
+  auto x = torch::randn({6, 2});
+  hookforge::DataLoader pinned(hookforge::tensor_dataset{{"input", x}}, {.batch_size = 4, .pin_memory = true});
+  std::vector<torch::Tensor> batches;
+  for (const auto& batch : pinned) batches.push_back(batch.at("input"));
+  REQUIRE(batches.size() == 2);
+  CHECK_FALSE(batches[0].is_pinned());
+  CHECK(torch::equal(torch::cat(batches), x));
 }

@@ -2,12 +2,14 @@
 //
 //   train_loader:
 //     _target: DataLoader
-//     params: {dataset: ${ref:data.train}, batch_size: 16, shuffle: true, seed: 0, workers: 0}
+//     params: {dataset: ${ref:data.train}, batch_size: 16, shuffle: true, seed: 0, workers: 0,
+//              pin_memory: true}
 //
 // A loader entry builds a `std::shared_ptr<hookforge::run::Loader>`, which holds a
 // hookforge::DataLoader (torch/data/loader.hpp: batches, a per-epoch shuffle from
 // (seed, epoch), worker threads that give the same batches). The Trainer takes one for
-// training and one for validation.
+// training and one for validation. `pin_memory` puts batches in page-locked memory where a
+// CUDA device is present, so their copy to a `cuda` device is asynchronous (no-op otherwise).
 //
 // Data-parallel runs (settings().world_size > 1): with `shard: true` (the default) the
 // loader visits this rank's shard of each epoch's order (hookforge::sharded_sampler: every
@@ -39,6 +41,7 @@ struct loader_config {
   std::uint64_t seed = 0;
   bool drop_last = false;
   std::int64_t workers = 0;
+  bool pin_memory = false;
   bool shard = true;  ///< this rank's shard in a data-parallel run (see above)
 };
 
@@ -70,7 +73,8 @@ class Loader {
                                           .shuffle = false,  // the sampler shuffles
                                           .seed = c.seed,
                                           .drop_last = c.drop_last,
-                                          .workers = c.workers});
+                                          .workers = c.workers,
+                                          .pin_memory = c.pin_memory});
   }
   static std::shared_ptr<const Dataset> require(std::shared_ptr<Dataset> d) {
     if (!d) throw std::invalid_argument("DataLoader: dataset must be given");

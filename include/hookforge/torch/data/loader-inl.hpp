@@ -8,7 +8,10 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <torch/cuda.h>
 
 #include "hookforge/torch/data/loader.hpp"
 
@@ -19,6 +22,15 @@ HOOKFORGE_INLINE std::string shape_string(const torch::Tensor& t) {
   for (std::int64_t d = 0; d < t.dim(); ++d) out += (d ? ", " : "") + std::to_string(t.size(d));
   return out + "]";
 }
+
+HOOKFORGE_INLINE Entry pinned(Entry&& batch) {
+  for (auto& [name, tensor] : batch)
+    if (tensor.defined() && tensor.device().is_cpu() && !tensor.is_pinned())
+      tensor = tensor.pin_memory();
+  return std::move(batch);
+}
+
+HOOKFORGE_INLINE bool can_pin_memory() { return torch::cuda::is_available(); }
 
 HOOKFORGE_INLINE Entry collate(const std::vector<Entry>& samples,
                                std::span<const std::size_t> indices) {

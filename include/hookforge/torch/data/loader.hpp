@@ -31,6 +31,11 @@
 // LibTorch's torch::data::DataLoaderBase machinery (worker threads, job queue, ordered
 // sequencer) loads up to 2 * workers batches ahead, in order: the batches are the same,
 // bit for bit, as with workers = 0. dataset.get is then called from several threads.
+//
+// Pinned memory. With pin_memory = true and a CUDA device present, each batch is copied
+// into page-locked host memory where it is made (in the worker threads when workers > 0),
+// so the runners' copy to a `cuda` device is asynchronous (`non_blocking`) and the host
+// does not wait for it. Without a CUDA device it does nothing, as PyTorch's DataLoader.
 #pragma once
 
 #include <algorithm>
@@ -66,6 +71,7 @@ struct loader_options {
   std::uint64_t seed = 0;       ///< the shuffle's seed (default sampler only)
   bool drop_last = false;       ///< drop the last batch when it is smaller than batch_size
   std::int64_t workers = 0;     ///< threads prefetching batches; 0 loads on the caller's thread
+  bool pin_memory = false;      ///< batches in page-locked memory (only where CUDA is present)
 };
 
 namespace detail {
@@ -79,20 +85,30 @@ HOOKFORGE_INLINE std::string shape_string(const torch::Tensor& t);
 HOOKFORGE_INLINE Entry collate(const std::vector<Entry>& samples,
                                std::span<const std::size_t> indices);
 
-/// The batch of the samples at `indices`.
+/// `batch` with its CPU tensors copied into page-locked memory.
+HOOKFORGE_INLINE Entry pinned(Entry&& batch);
+
+/// Whether pin_memory can take effect: a CUDA device is present.
+HOOKFORGE_INLINE bool can_pin_memory();
+
+/// The batch of the samples at `indices`, pinned when `pin`.
 template <class Dataset>
-Entry load_batch(const Dataset& data, std::span<const std::size_t> indices) {
+Entry load_batch(const Dataset& data, std::span<const std::size_t> indices, bool pin) {
   std::vector<Entry> samples;
   samples.reserve(indices.size());
   for (std::size_t i : indices) samples.emplace_back(data.get(i));
-  return collate(samples, indices);
+  auto batch = collate(samples, indices);
+  return pin ? pinned(std::move(batch)) : batch;
 }
 
 /// What torch::data's worker threads call: a batch request (indices) -> a collated Entry.
 template <class Dataset>
 struct batch_source {
   std::shared_ptr<const Dataset> data;
-  Entry get_batch(std::vector<std::size_t> indices) const { return load_batch(*data, indices); }
+  bool pin = false;
+  Entry get_batch(std::vector<std::size_t> indices) const {
+    return load_batch(*data, indices, pin);
+  }
 };
 
 /// Worker threads loading the batches of one pass ahead of the reader, in order: LibTorch's
@@ -103,11 +119,12 @@ class prefetcher final
   using base = torch::data::DataLoaderBase<batch_source<Dataset>, Entry, std::vector<std::size_t>>;
 
  public:
-  prefetcher(std::shared_ptr<const Dataset> data, std::size_t workers)
+  prefetcher(std::shared_ptr<const Dataset> data, std::size_t workers, bool pin)
       : base(torch::data::DataLoaderOptions().workers(workers)) {
     for (std::size_t w = 0; w < workers; ++w)
-      this->workers_.emplace_back(
-          [this, source = batch_source<Dataset>{data}]() mutable { this->worker_thread(source); });
+      this->workers_.emplace_back([this, source = batch_source<Dataset>{data, pin}]() mutable {
+        this->worker_thread(source);
+      });
   }
   prefetcher(const prefetcher&) = delete;
   prefetcher& operator=(const prefetcher&) = delete;
@@ -301,7 +318,7 @@ class DataLoader {
     if (options_.workers > 0) {
       if (!prefetcher_)
         prefetcher_ = std::make_unique<detail::prefetcher<Dataset>>(
-            data_, static_cast<std::size_t>(options_.workers));
+            data_, static_cast<std::size_t>(options_.workers), pins());
       prefetcher_->start(order(), static_cast<std::size_t>(options_.batch_size), yielded_, end);
     }
     return iterator(this, yielded_, end);
@@ -321,6 +338,8 @@ class DataLoader {
       throw std::invalid_argument("DataLoader: workers must be >= 0, got " +
                                   std::to_string(options_.workers));
   }
+
+  bool pins() const { return options_.pin_memory && detail::can_pin_memory(); }
 
   bool finished() const noexcept {
     return size() > 0 && yielded_ >= static_cast<std::int64_t>(size());
@@ -361,7 +380,7 @@ class DataLoader {
       const std::size_t last =
           std::min(first + static_cast<std::size_t>(options_.batch_size), indices.size());
       loaded = detail::load_batch(
-          *data_, std::span<const std::size_t>(indices.data() + first, last - first));
+          *data_, std::span<const std::size_t>(indices.data() + first, last - first), pins());
     }
     yielded_ = std::max(yielded_, batch + 1);
     return loaded;

@@ -22,7 +22,7 @@ HOOKFORGE_INLINE std::vector<torch::Tensor> optimizer_parameters(
 
 HOOKFORGE_INLINE Entry on_device(Entry&& batch, torch::Device device) {
   for (const auto& [name, tensor] : batch)
-    if (tensor.defined() && tensor.device() != device) return batch.to(device);
+    if (tensor.defined() && tensor.device() != device) return batch.to(device, /*non_blocking=*/device.is_cuda());
   return std::move(batch);
 }
 

@@ -77,7 +77,9 @@ struct epoch_result {
   bool stop_training = false; ///< a hook asked the trainer to stop
 };
 
-/// The batch on `device`; a batch already there is passed through untouched.
+/// The batch on `device`; a batch already there is passed through untouched. Copies to a
+/// CUDA device are `non_blocking`: asynchronous for pinned batches (loader_options::
+/// pin_memory), as synchronous as a plain copy for the others.
 HOOKFORGE_INLINE Entry on_device(Entry&& batch, torch::Device device);
 
 /// A batch's scores: each loss term detached under its name, and "loss", always the total.
