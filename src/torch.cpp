@@ -46,6 +46,7 @@
 #include "hookforge/torch/optim/constant_lr-inl.hpp"
 #include "hookforge/torch/optim/cosine_annealing_lr-inl.hpp"
 #include "hookforge/torch/optim/exponential_lr-inl.hpp"
+#include "hookforge/torch/optim/fused_adam-inl.hpp"
 #include "hookforge/torch/optim/linear_lr-inl.hpp"
 #include "hookforge/torch/optim/lr_scheduler-inl.hpp"
 #include "hookforge/torch/optim/multi_step_lr-inl.hpp"

@@ -54,7 +54,8 @@ template <class C>
 auto adam_options() {
   return cfg::options<C>(cfg::field("model", &C::model, cfg::required), cfg::field("lr", &C::lr),
                          cfg::field("betas", &C::betas), cfg::field("eps", &C::eps),
-                         cfg::field("weight_decay", &C::weight_decay), cfg::field("amsgrad", &C::amsgrad));
+                         cfg::field("weight_decay", &C::weight_decay), cfg::field("amsgrad", &C::amsgrad),
+                         cfg::field("fused", &C::fused));
 }
 
 /// A loss comparing two fields of the batch.
@@ -109,9 +110,10 @@ HOOKFORGE_REGISTER_AS(optimizer, "SGD", torch::optim::SGD, cfg::factory(&run::ma
                                                     cfg::field("dampening", &run::sgd_config::dampening),
                                                     cfg::field("weight_decay", &run::sgd_config::weight_decay),
                                                     cfg::field("nesterov", &run::sgd_config::nesterov)));
-HOOKFORGE_REGISTER_AS(optimizer, "Adam", torch::optim::Adam, cfg::factory(&run::make_adam),
+// Adam and AdamW build FusedAdam / FusedAdamW with `fused: true`, hence the base type.
+HOOKFORGE_REGISTER_AS(optimizer, "Adam", torch::optim::Optimizer, cfg::factory(&run::make_adam),
                       adam_options<run::adam_config>());
-HOOKFORGE_REGISTER_AS(optimizer, "AdamW", torch::optim::AdamW, cfg::factory(&run::make_adamw),
+HOOKFORGE_REGISTER_AS(optimizer, "AdamW", torch::optim::Optimizer, cfg::factory(&run::make_adamw),
                       adam_options<run::adamw_config>());
 HOOKFORGE_REGISTER_AS(
     optimizer, "RMSprop", torch::optim::RMSprop, cfg::factory(&run::make_rmsprop),
@@ -242,6 +244,7 @@ HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
                           cfg::field("seed", &run::loader_config::seed),
                           cfg::field("drop_last", &run::loader_config::drop_last),
                           cfg::field("workers", &run::loader_config::workers),
+                          cfg::field("pin_memory", &run::loader_config::pin_memory),
                           cfg::field("shard", &run::loader_config::shard)));
 
 // --- hooks -----------------------------------------------------------------------------------

@@ -15,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../torch/skip.hpp"
+
 namespace cfg = hookforge::config;
 namespace run = hookforge::run;
 namespace pts = hookforge::points;
@@ -212,24 +214,33 @@ TEST_CASE("a hook whose handler cannot take the component's context is a config 
   CHECK(saver.find("registered for TrainerContext") != std::string::npos);
 }
 
-TEST_CASE("the trainer resumes a configured run exactly", "[run][resume]") {
-  const auto dir = std::filesystem::temp_directory_path() / "hookforge-run-tests-resume";
+namespace {
+
+/// Trains `full` (4 epochs) straight, and `half` (2 epochs) + a checkpoint + `full` resumed
+/// from it: the scores must be equal.
+void check_exact_resume(const std::vector<std::string>& full, const std::vector<std::string>& half,
+                        const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("hookforge-run-tests-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::vector<std::string> sets{"trainer.params.epochs=4", "training_runner.params.hooks=[]"};
-  auto straight = build(sets);
-  const auto expected = straight.trainer->fit();
-
-  auto first = build({"trainer.params.epochs=2"});
+  const auto expected = build(full).trainer->fit();
+  auto first = build(half);
   first.trainer->fit();
   first.trainer->save_checkpoint(dir / "half.pt");
-  auto second = build(sets);
+  auto second = build(full);
   second.trainer->load_checkpoint(dir / "half.pt");
   const auto resumed = second.trainer->fit();
   CHECK(resumed.completed_epochs == 4);
   CHECK(resumed.val_scores == expected.val_scores);
   CHECK(resumed.train_scores == expected.train_scores);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+TEST_CASE("the trainer resumes a configured run exactly", "[run][resume]") {
+  check_exact_resume({"trainer.params.epochs=4", "training_runner.params.hooks=[]"},
+                     {"trainer.params.epochs=2"}, "resume");
 }
 
 TEST_CASE("the embedded default config is configs/default.yaml, byte for byte", "[run][default]") {
@@ -265,4 +276,40 @@ TEST_CASE("every built-in is registered under its kind", "[run][registry]") {
   has("validation_runner", {"ValidationEpochRunner"});
   has("trainer", {"Trainer"});
   has("loader", {"DataLoader"});
+}
+
+TEST_CASE("`fused: true` builds FusedAdam, or is a located error where LibTorch has no kernel",
+          "[run][optimizer]") {
+  const bool has_kernel = hookforge::compat::has_kernel("aten::_fused_adam_", torch::kCPU);
+  for (const std::string target : {"Adam", "AdamW"}) {
+    INFO(target);
+    const std::vector<std::string> sets = {"optimizer._target=" + target, "optimizer.params.fused=true"};
+    if (has_kernel) {
+      auto r = build(sets);
+      auto optimizer = r.b->get<std::shared_ptr<torch::optim::Optimizer>>("optimizer");
+      CHECK(dynamic_cast<hookforge::supports_amp_scaling*>(optimizer.get()) != nullptr);
+      CHECK((target == "Adam" ? dynamic_cast<hookforge::FusedAdam*>(optimizer.get()) != nullptr
+                              : dynamic_cast<hookforge::FusedAdamW*>(optimizer.get()) != nullptr));
+      CHECK(r.trainer->fit().completed_epochs == 2);
+    } else {
+      const auto message = error_of(sets);
+      CHECK_THAT(message, Catch::Contains("optimizer") && Catch::Contains("fused: this LibTorch") &&
+                              Catch::Contains("no fused Adam kernel for cpu"));
+    }
+  }
+  auto plain = build({"optimizer._target=Adam"});
+  CHECK(dynamic_cast<torch::optim::Adam*>(plain.b->get<std::shared_ptr<torch::optim::Optimizer>>("optimizer").get()));
+}
+
+TEST_CASE("a run with a fused AdamW resumes exactly", "[run][resume][optimizer]") {
+  if (!hookforge::compat::has_kernel("aten::_fused_adam_", torch::kCPU))
+    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has no CPU kernel of _fused_adam_ (CPU from 2.4)");
+  const std::vector<std::string> fused{"optimizer._target=AdamW", "optimizer.params.fused=true",
+                                       "optimizer.params.lr=0.01"};
+  auto with = [&](std::string epochs) {
+    auto sets = fused;
+    sets.push_back("trainer.params.epochs=" + epochs);
+    return sets;
+  };
+  check_exact_resume(with("4"), with("2"), "fused-resume");
 }

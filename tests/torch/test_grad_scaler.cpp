@@ -345,3 +345,175 @@ TEST_CASE("CUDA: GradScaler on CUDA matches GradScaler on CPU", "[scaler][cuda]"
   CHECK(cpu_scales == cuda_scales);
   CHECK(torch::allclose(cpu_w, cuda_w));
 }
+
+// --- FusedAdam, FusedAdamW: the step a GradScaler skips on the device -----------------------
+
+namespace {
+
+/// A linear regression trained by a LibTorch optimiser and by its fused twin from the same
+/// start, on the same batches, each under its own GradScaler.
+template <class Reference, class Fused, class Options>
+struct twin_runs {
+  torch::Tensor X = torch::randn({64, 8}), Y = torch::randn({64, 3});
+  torch::Tensor w0 = torch::randn({8, 3}), b0 = torch::randn({3});
+  torch::Tensor w_ref = w0.clone().requires_grad_(), b_ref = b0.clone().requires_grad_();
+  torch::Tensor w_fused = w0.clone().requires_grad_(), b_fused = b0.clone().requires_grad_();
+  Reference reference;
+  Fused fused;
+  GradScaler scaler_ref, scaler_fused;
+
+  explicit twin_runs(Options options)
+      : reference({w_ref, b_ref}, options), fused({w_fused, b_fused}, options) {}
+
+  /// One iteration of each; `planted` (inf, NaN) goes into one gradient of both.
+  void iteration(float planted = 0.0f) {
+    for (auto [opt, scaler, w, b] :
+         {std::tuple<torch::optim::Optimizer*, GradScaler*, torch::Tensor, torch::Tensor>{
+              &reference, &scaler_ref, w_ref, b_ref},
+          {&fused, &scaler_fused, w_fused, b_fused}}) {
+      opt->zero_grad();
+      scaler->scale((X.matmul(w) + b - Y).pow(2).mean()).backward();
+      if (planted != 0.0f) {
+        torch::NoGradGuard no_grad;
+        w.mutable_grad()[0][0] = planted;
+      }
+      scaler->step(*opt);
+      scaler->update();
+    }
+  }
+  /// Both set to `lr`, as a scheduler does.
+  void set_lr(double lr) {
+    reference.param_groups()[0].options().set_lr(lr);
+    fused.param_groups()[0].options().set_lr(lr);
+  }
+  double distance() const {
+    return std::max((w_ref - w_fused).abs().max().item<double>(),
+                    (b_ref - b_fused).abs().max().item<double>());
+  }
+};
+
+bool cpu_has_fused_adam() { return hookforge::compat::has_kernel("aten::_fused_adam_", torch::kCPU); }
+
+}  // namespace
+
+TEST_CASE("FusedAdam and FusedAdamW follow LibTorch's Adam and AdamW to 1e-6 over 100 steps",
+          "[scaler][fused]") {
+  if (!cpu_has_fused_adam())
+    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has no CPU kernel of _fused_adam_ (CPU from 2.4)");
+  CHECK(hookforge::compat::has_cpu_fused_adam);
+  torch::manual_seed(0);
+  const auto follow = [](auto& runs) {
+    for (int i = 0; i < 100; ++i) {
+      runs.iteration();
+      if (i % 25 == 24) runs.set_lr(runs.reference.param_groups()[0].options().get_lr() * 0.5);
+    }
+    CHECK(runs.distance() < 1e-6);
+    CHECK(runs.distance() < (runs.w0 - runs.w_ref).abs().max().template item<double>() / 100);  // it moved
+  };
+  using torch::optim::AdamOptions;
+  using torch::optim::AdamWOptions;
+  SECTION("Adam") {
+    twin_runs<torch::optim::Adam, hookforge::FusedAdam, AdamOptions> runs(AdamOptions(1e-2));
+    follow(runs);
+  }
+  SECTION("Adam with L2 weight decay and amsgrad") {
+    twin_runs<torch::optim::Adam, hookforge::FusedAdam, AdamOptions> runs(
+        AdamOptions(1e-2).weight_decay(0.05).amsgrad(true).betas({0.8, 0.99}).eps(1e-6));
+    follow(runs);
+  }
+  SECTION("AdamW") {
+    twin_runs<torch::optim::AdamW, hookforge::FusedAdamW, AdamWOptions> runs(
+        AdamWOptions(1e-2).weight_decay(0.1));
+    follow(runs);
+  }
+  SECTION("AdamW with amsgrad") {
+    twin_runs<torch::optim::AdamW, hookforge::FusedAdamW, AdamWOptions> runs(
+        AdamWOptions(1e-2).weight_decay(0.1).amsgrad(true));
+    follow(runs);
+  }
+}
+
+TEST_CASE("under a GradScaler, FusedAdam skips an inf step on the device, as Adam on the host",
+          "[scaler][fused]") {
+  if (!cpu_has_fused_adam())
+    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has no CPU kernel of _fused_adam_ (CPU from 2.4)");
+  torch::manual_seed(1);
+  using torch::optim::AdamWOptions;
+  twin_runs<torch::optim::AdamW, hookforge::FusedAdamW, AdamWOptions> runs(
+      AdamWOptions(1e-2).weight_decay(0.1));
+  for (int i = 0; i < 5; ++i) runs.iteration();
+  const auto w_before = runs.w_fused.detach().clone();
+  auto& state = static_cast<hookforge::FusedAdamParamState&>(
+      *runs.fused.state().at(hookforge::compat::optimizer_state_key(runs.w_fused)));
+  const auto exp_avg_before = state.exp_avg().clone();
+  const double scale_before = runs.scaler_fused.get_scale();
+
+  runs.iteration(inf);  // skipped by both: the weights, the moments and the step count stay
+  CHECK(torch::equal(runs.w_fused, w_before));
+  CHECK(torch::equal(state.exp_avg(), exp_avg_before));
+  CHECK(state.step().item<double>() == 5.0);
+  CHECK(runs.scaler_fused.get_scale() == scale_before / 2);
+  runs.iteration(std::numeric_limits<float>::quiet_NaN());
+  CHECK(state.step().item<double>() == 5.0);
+
+  for (int i = 0; i < 30; ++i) runs.iteration();
+  CHECK(state.step().item<double>() == 35.0);
+  CHECK(runs.distance() < 1e-6);
+  CHECK(runs.scaler_fused.get_scale() == runs.scaler_ref.get_scale());
+}
+
+TEST_CASE("FusedAdam's state saves and loads: the loaded one goes on bit for bit", "[scaler][fused]") {
+  if (!cpu_has_fused_adam())
+    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has no CPU kernel of _fused_adam_ (CPU from 2.4)");
+  torch::manual_seed(2);
+  auto X = torch::randn({32, 4}), Y = torch::randn({32, 1});
+  auto w = torch::randn({4, 1}).requires_grad_();
+  hookforge::FusedAdam adam({w}, torch::optim::AdamOptions(1e-2).amsgrad(true));
+  const auto train = [&](torch::Tensor& weight, torch::optim::Optimizer& opt, int steps) {
+    for (int i = 0; i < steps; ++i) {
+      opt.zero_grad();
+      (X.matmul(weight) - Y).pow(2).mean().backward();
+      opt.step();
+    }
+  };
+  train(w, adam, 7);
+  std::stringstream saved;
+  torch::serialize::OutputArchive out;
+  adam.save(out);
+  out.save_to(saved);
+
+  auto w2 = w.detach().clone().requires_grad_();
+  hookforge::FusedAdam restored({w2}, torch::optim::AdamOptions(1e-2).amsgrad(true));
+  torch::serialize::InputArchive in;
+  in.load_from(saved);
+  restored.load(in);
+  auto& state = static_cast<hookforge::FusedAdamParamState&>(
+      *restored.state().at(hookforge::compat::optimizer_state_key(w2)));
+  CHECK(state.step().item<double>() == 7.0);
+  CHECK(state.max_exp_avg_sq().defined());
+
+  train(w, adam, 5);
+  train(w2, restored, 5);
+  CHECK(torch::equal(w, w2));
+}
+
+TEST_CASE("FusedAdam where LibTorch has no fused kernel for the device is a clear error",
+          "[scaler][fused]") {
+  if (cpu_has_fused_adam())
+    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has a CPU kernel of _fused_adam_: nothing to refuse");
+  auto w = torch::ones({3}).requires_grad_();
+  hookforge::FusedAdam adam({w});
+  (w * w).sum().backward();
+  CHECK_THROWS_WITH(adam.step(), Catch::Contains("FusedAdam: this LibTorch") &&
+                                     Catch::Contains("no fused Adam kernel for cpu") &&
+                                     Catch::Contains("torch::optim::Adam"));
+  CHECK(torch::equal(w, torch::ones({3})));  // nothing was changed before the refusal
+}
+
+TEST_CASE("FusedAdam checks its options as Adam does", "[scaler][fused]") {
+  auto w = torch::ones({3}).requires_grad_();
+  CHECK_THROWS_WITH(hookforge::FusedAdam({w}, torch::optim::AdamOptions(-1.0)),
+                    "FusedAdam: lr must be >= 0, got -1");
+  CHECK_THROWS_WITH(hookforge::FusedAdamW({w}, torch::optim::AdamWOptions(1e-3).betas({0.9, 1.0})),
+                    "FusedAdamW: betas[1] must be in [0, 1), got 1");
+}

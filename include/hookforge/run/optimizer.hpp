@@ -7,6 +7,11 @@
 // An optimizer entry builds a `std::shared_ptr<torch::optim::Optimizer>` holding every
 // parameter of `model` in one group; it keeps the model alive. The options are
 // PyTorch's, with its defaults (SGD's lr has none: it is required).
+//
+// Adam and AdamW take `fused: true`, as PyTorch's: hookforge::FusedAdam / FusedAdamW
+// (torch/optim/fused_adam.hpp), the same update in one ATen kernel, whose step a
+// GradScaler skips on the device, so a mixed-precision step on CUDA reads nothing on
+// the host. A LibTorch without the kernel for the run's device is a config error.
 #pragma once
 
 #include <memory>
@@ -24,6 +29,8 @@
 #include "hookforge/config/register.hpp"
 #include "hookforge/run/model.hpp"
 #include "hookforge/run/settings.hpp"
+#include "hookforge/torch/compat.hpp"
+#include "hookforge/torch/optim/fused_adam.hpp"
 
 HOOKFORGE_DECLARE_KIND(optimizer, torch::optim::Optimizer);
 
@@ -45,6 +52,7 @@ struct adam_config {
   double eps = 1e-8;
   double weight_decay = 0;
   bool amsgrad = false;
+  bool fused = false;  ///< FusedAdam (see above)
 };
 
 /// AdamW: Adam's options, weight_decay 1e-2 by default (PyTorch's).
@@ -55,6 +63,7 @@ struct adamw_config {
   double eps = 1e-8;
   double weight_decay = 1e-2;
   bool amsgrad = false;
+  bool fused = false;  ///< FusedAdamW (see above)
 };
 
 struct rmsprop_config {
@@ -101,26 +110,37 @@ inline std::shared_ptr<torch::optim::SGD> make_sgd(sgd_config c) {
 }
 
 namespace detail {
-/// Adam and AdamW share their options; `Config` is adam_config or adamw_config.
-template <class Opt, class OptOptions, class Config>
-std::shared_ptr<Opt> make_adam_family(const char* who, Config c) {
+/// Adam and AdamW share their options; `Config` is adam_config or adamw_config, `Fused`
+/// the class `fused: true` builds.
+template <class Opt, class Fused, class OptOptions, class Config>
+std::shared_ptr<torch::optim::Optimizer> make_adam_family(const char* who, Config c) {
   check_common(who, c.lr, c.weight_decay);
   check_betas(who, c.betas);
-  auto opt = std::make_shared<Opt>(parameters_of(c.model, who), OptOptions(c.lr)
-                                                                     .betas(std::make_tuple(c.betas.first, c.betas.second))
-                                                                     .eps(c.eps)
-                                                                     .weight_decay(c.weight_decay)
-                                                                     .amsgrad(c.amsgrad));
-  return keep_alive(std::move(opt), c.model);
+  const auto options = OptOptions(c.lr)
+                           .betas(std::make_tuple(c.betas.first, c.betas.second))
+                           .eps(c.eps)
+                           .weight_decay(c.weight_decay)
+                           .amsgrad(c.amsgrad);
+  auto params = parameters_of(c.model, who);
+  if (!c.fused) return keep_alive(std::make_shared<Opt>(std::move(params), options), c.model);
+  const auto device = settings().device;
+  if (!compat::has_kernel("aten::_fused_adam_", device))
+    throw std::invalid_argument(fmt::format(
+        "{}: fused: this LibTorch ({}) has no fused Adam kernel for {} (CUDA builds have one for "
+        "cuda, LibTorch >= 2.4 for cpu); remove `fused: true` there",
+        who, TORCH_VERSION, device.str()));
+  return keep_alive(std::make_shared<Fused>(std::move(params), options), c.model);
 }
 }  // namespace detail
 
-inline std::shared_ptr<torch::optim::Adam> make_adam(adam_config c) {
-  return detail::make_adam_family<torch::optim::Adam, torch::optim::AdamOptions>("Adam", std::move(c));
+inline std::shared_ptr<torch::optim::Optimizer> make_adam(adam_config c) {
+  return detail::make_adam_family<torch::optim::Adam, FusedAdam, torch::optim::AdamOptions>(
+      "Adam", std::move(c));
 }
 
-inline std::shared_ptr<torch::optim::AdamW> make_adamw(adamw_config c) {
-  return detail::make_adam_family<torch::optim::AdamW, torch::optim::AdamWOptions>("AdamW", std::move(c));
+inline std::shared_ptr<torch::optim::Optimizer> make_adamw(adamw_config c) {
+  return detail::make_adam_family<torch::optim::AdamW, FusedAdamW, torch::optim::AdamWOptions>(
+      "AdamW", std::move(c));
 }
 
 inline std::shared_ptr<torch::optim::RMSprop> make_rmsprop(rmsprop_config c) {

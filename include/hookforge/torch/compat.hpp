@@ -10,6 +10,8 @@
 #include <string>
 
 #include <ATen/core/Tensor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/Device.h>
 #include <torch/version.h>
 
 /// LibTorch's version as one number: 2.11.0 is 21100, 1.13.1 is 11301.
@@ -26,6 +28,19 @@
 #define HOOKFORGE_C10D_BACKEND c10d::ProcessGroup
 #endif
 
+// hookforge's own CUDA calls (EmptyCache's allocator release, IterTimer's events) compile
+// only against a CUDA build of LibTorch: Debian's CPU LibTorch ships <c10/cuda/...>
+// headers but not the <c10/cuda/impl/cuda_cmake_macros.h> they include, nor libc10_cuda,
+// and the CUDA runtime's <cuda_runtime_api.h> must be found too (the toolkit alone is not
+// enough). Define HOOKFORGE_NO_CUDA to leave them out in any case (a CPU LibTorch on a
+// machine with the CUDA toolkit would otherwise fail to link).
+#if !defined(HOOKFORGE_NO_CUDA) && __has_include(<c10/cuda/impl/cuda_cmake_macros.h>) && \
+    __has_include(<cuda_runtime_api.h>)
+#define HOOKFORGE_HAS_CUDA 1
+#else
+#define HOOKFORGE_HAS_CUDA 0
+#endif
+
 #if HOOKFORGE_TORCH_VERSION < 20200
 #include <c10/util/C++17.h>  // c10::guts::to_string, removed in 2.2
 #endif
@@ -37,10 +52,24 @@ constexpr bool torch_at_least(int major, int minor) {
   return TORCH_VERSION_MAJOR > major || (TORCH_VERSION_MAJOR == major && TORCH_VERSION_MINOR >= minor);
 }
 
+/// Whether this LibTorch has a kernel of ATen operator `op` ("aten::_fused_adam_") for float
+/// tensors on `device`. The fused kernels differ by release and build: CUDA builds have them
+/// for cuda; CPU kernels came later (below). hookforge asks at run time, so one binary uses
+/// whatever the LibTorch it runs with has.
+inline bool has_kernel(const char* op, c10::Device device) {
+  const auto key = c10::TensorOptions().dtype(c10::kFloat).device(device).computeDispatchKey();
+  const auto schema = c10::Dispatcher::singleton().findSchema(c10::OperatorName(op, ""));
+  return schema.has_value() && schema->hasKernelForDispatchKey(key);
+}
+
 /// Whether ATen has CPU kernels of `_amp_foreach_non_finite_check_and_unscale_` and
 /// `_amp_update_scale_` (added in 2.3; 1.13 has CUDA kernels only). GradScaler asks the
 /// dispatcher at run time instead; the tests use this to know what to expect.
 inline constexpr bool has_cpu_fused_amp = torch_at_least(2, 3);
+
+/// Whether ATen has a CPU kernel of `_fused_adam_` (added in 2.4; 1.13 has a CUDA kernel only).
+/// FusedAdam asks the dispatcher at run time; the tests use this to know what to expect.
+inline constexpr bool has_cpu_fused_adam = torch_at_least(2, 4);
 
 /// The key of parameter `p` in `torch::optim::Optimizer::state()`: the parameter's
 /// TensorImpl address, as a `void*` since 2.2, printed to a string before (1.13).

@@ -10,27 +10,21 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/optim/optimizer.h>
 
 #include "hookforge/torch/amp/grad_scaler.hpp"
+#include "hookforge/torch/compat.hpp"
 
 namespace hookforge {
 
 namespace detail::amp {
 
-HOOKFORGE_INLINE bool has_fused_kernel(const char* name, c10::Device device) {
-  const auto key = c10::TensorOptions().dtype(c10::kFloat).device(device).computeDispatchKey();
-  const auto op = c10::Dispatcher::singleton().findSchema(c10::OperatorName(name, ""));
-  return op.has_value() && op->hasKernelForDispatchKey(key);
-}
-
 HOOKFORGE_INLINE bool fused_unscale_runs_on(c10::Device device) {
-  return has_fused_kernel("aten::_amp_foreach_non_finite_check_and_unscale_", device);
+  return compat::has_kernel("aten::_amp_foreach_non_finite_check_and_unscale_", device);
 }
 
 HOOKFORGE_INLINE bool fused_update_runs_on(c10::Device device) {
-  return has_fused_kernel("aten::_amp_update_scale_", device);
+  return compat::has_kernel("aten::_amp_update_scale_", device);
 }
 
 HOOKFORGE_INLINE void non_finite_check_and_unscale_fallback_(std::vector<::at::Tensor>& grads,
@@ -183,9 +177,18 @@ HOOKFORGE_INLINE bool GradScaler::step(torch::optim::Optimizer& optimizer) {
         "hookforge: GradScaler::step(): no inf checks were recorded for this optimizer "
         "(none of its params has a grad)");
   }
+  state.stage = detail::amp::optimizer_stage::stepped;
+  if (auto* on_device = dynamic_cast<supports_amp_scaling*>(&optimizer)) {
+    // The optimizer skips the update itself where the flag is set: nothing is read.
+    auto found_inf = state.found_inf_per_device.front();
+    for (std::size_t i = 1; i < state.found_inf_per_device.size(); ++i)
+      found_inf = found_inf + state.found_inf_per_device[i].to(found_inf.device(), ::at::kFloat,
+                                                               /*non_blocking=*/true);
+    on_device->step_unless_inf(found_inf);
+    return true;
+  }
   double found_inf = 0.0;
   for (const auto& flag : state.found_inf_per_device) found_inf += flag.item<double>();
-  state.stage = detail::amp::optimizer_stage::stepped;
   if (found_inf != 0.0) return false;
   optimizer.step();
   return true;

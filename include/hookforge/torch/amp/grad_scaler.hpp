@@ -6,10 +6,12 @@
 // halve the scale, double it after `growth_interval` clean steps.
 //
 // The scale, growth tracker and found-inf flags live in tensors on the
-// device, so scale(), unscale_() and update() never wait for it. step() reads
-// the found-inf flag of each device once (one sync per device, as Python's
-// `found_inf.item()`), to decide whether to call optimizer.step(). get_scale()
-// and state_dict() also read the device, as in Python.
+// device, so scale(), unscale_() and update() never wait for it. step() hands
+// the flag to an optimizer that supports_amp_scaling (FusedAdam, FusedAdamW),
+// which skips the update on the device: then no call reads the device. With any
+// other optimizer step() reads the flag of each device once (one sync per
+// device, as Python's `found_inf.item()`) to decide whether to call
+// optimizer.step(). get_scale() and state_dict() also read the device, as in Python.
 //
 // The work is done by ATen's fused `_amp_foreach_non_finite_check_and_unscale_`
 // and `_amp_update_scale_` where the dispatcher has a kernel for the tensor's
@@ -30,6 +32,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "hookforge/core/config.hpp"
+#include "hookforge/torch/amp/supports_amp_scaling.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
@@ -44,9 +47,6 @@ struct grad_scaler_options {
 };
 
 namespace detail::amp {
-
-/// Whether ATen has a kernel of operator `name` for tensors on `device`.
-HOOKFORGE_INLINE bool has_fused_kernel(const char* name, c10::Device device);
 
 HOOKFORGE_INLINE bool fused_unscale_runs_on(c10::Device device);
 HOOKFORGE_INLINE bool fused_update_runs_on(c10::Device device);
@@ -124,7 +124,9 @@ class GradScaler {
 
   /// Unscales (if unscale_ was not called) and calls optimizer.step() unless a
   /// grad holds inf/NaN. Returns whether the optimizer stepped. Syncs once per
-  /// device holding grads, to read its found-inf flag (as Python does).
+  /// device holding grads, to read its found-inf flag (as Python does), except for
+  /// an optimizer that supports_amp_scaling: it gets the flag and skips on the
+  /// device, nothing is read, and step() returns true (the step was handed over).
   bool step(torch::optim::Optimizer& optimizer);
 
   /// Once per iteration, after step(): backs the scale off if any optimizer

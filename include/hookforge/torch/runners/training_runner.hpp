@@ -63,7 +63,9 @@ struct TrainingContext : epoch_counters {
   loss_terms losses;               ///< criterion terms plus extra losses (from after on_post_forward)
   torch::Tensor loss;              ///< their sum, before division by the accumulation steps
   bool optimizer_step_due = false; ///< an update follows this batch's backward (unless vetoed)
-  bool optimizer_stepped = false;  ///< an update was applied (seen at on_post_step)
+  bool optimizer_stepped = false;  ///< an update was applied (seen at on_post_step); with a
+                                   ///< scaler and a supports_amp_scaling optimizer: handed to
+                                   ///< it, which skips an inf/NaN step on the device
   std::map<std::string, torch::Tensor> batch_scores;  ///< this batch's scores (detached, on device)
   score_accumulator running_scores;///< the epoch's scores so far
   epoch_scores scores;             ///< at on_epoch_end: the epoch's mean scores
