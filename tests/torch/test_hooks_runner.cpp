@@ -447,6 +447,9 @@ TEST_CASE("IterTimer splits each iteration into data and step time, with ETAs",
   CHECK(t.epoch_eta == 0);
   CHECK(t.run_eta == Approx(t.mean_iteration * 4 * 2));  // two more epochs of 4 batches
   CHECK(t.elapsed >= t.mean_iteration * 4 * 0.99);
+  CHECK(t.device_steps == 0);  // CPU batches: nothing to time on a GPU
+  CHECK(t.device_step == -1);
+  CHECK(t.mean_device_step == -1);
 
   const auto& v = timer.evaluation();
   CHECK(v.iterations == 2);

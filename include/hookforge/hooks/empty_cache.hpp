@@ -9,13 +9,8 @@
 // frees nothing that tensors still use, and it does not synchronise beyond what the
 // allocator needs. On a machine without CUDA it does nothing.
 //
-// Building against a LibTorch without CUDA: Debian's CPU LibTorch ships
-// <c10/cuda/CUDACachingAllocator.h> but neither the <c10/cuda/impl/cuda_cmake_macros.h> it
-// includes (a CUDA build's) nor libc10_cuda, so the call is compiled only where that header
-// and the CUDA runtime's <cuda_runtime_api.h> are found (the toolkit alone, as in
-// /usr/local/include, is not enough).
-// Define HOOKFORGE_NO_CUDA to leave it out in any case (a CPU LibTorch on a machine with
-// the CUDA toolkit would otherwise fail to link). `cuda_support()` says which was built.
+// The call is compiled only against a CUDA build of LibTorch (HOOKFORGE_HAS_CUDA, in
+// torch/compat.hpp; HOOKFORGE_NO_CUDA leaves it out). `cuda_support()` says which was built.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +21,10 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
+#include "hookforge/torch/compat.hpp"
 
-#if !defined(HOOKFORGE_NO_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>) && \
-    __has_include(<c10/cuda/impl/cuda_cmake_macros.h>) && __has_include(<cuda_runtime_api.h>)
+#if HOOKFORGE_HAS_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
-#define HOOKFORGE_EMPTY_CACHE_CUDA 1
-#else
-#define HOOKFORGE_EMPTY_CACHE_CUDA 0
 #endif
 
 namespace hookforge {
@@ -78,13 +70,13 @@ class EmptyCache {
   /// How often the CUDA cache was emptied.
   std::int64_t releases() const { return releases_; }
   /// Whether this build can call the CUDA allocator at all.
-  static constexpr bool cuda_support() { return HOOKFORGE_EMPTY_CACHE_CUDA != 0; }
+  static constexpr bool cuda_support() { return HOOKFORGE_HAS_CUDA != 0; }
   const empty_cache_options& options() const { return options_; }
 
  private:
   void release() {
     ++requests_;
-#if HOOKFORGE_EMPTY_CACHE_CUDA
+#if HOOKFORGE_HAS_CUDA
     if (torch::cuda::is_available()) {
       c10::cuda::CUDACachingAllocator::emptyCache();
       ++releases_;

@@ -13,6 +13,12 @@
 // Runners without on_pre_step (inference, validation) report the whole iteration as step
 // time and 0 data time. Each iteration costs two steady_clock reads and a few additions.
 //
+// On a CUDA device the host's step time is the time to launch the step's kernels, which
+// run later. The timer then also times each step on the GPU, with a pair of CUDA events
+// around on_pre_step..on_post_step on the batch's device, read once the GPU has passed
+// them (never waiting, so no synchronisation): device_step is the latest finished step's
+// GPU time, a few steps behind the host figures (detail/device_timer.hpp).
+//
 // The figures are kept per kind of runner — training (a context with an optimiser) and
 // evaluation (the others) — so one timer shared by ref between a training and a
 // validation runner keeps both. Counters come from the context, so nothing drifts by one
@@ -29,6 +35,7 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/hooks/detail/device_timer.hpp"
 
 namespace hookforge {
 
@@ -45,6 +52,9 @@ struct iteration_times {
   double epoch_eta = -1;  ///< left in this epoch at the mean iteration time (-1: unknown)
   double run_eta = -1;    ///< left in the run's training: this epoch and the epochs after
                           ///< it (-1: unknown, and always for evaluation)
+  std::int64_t device_steps = 0;  ///< steps of this epoch timed on the GPU so far
+  double device_step = -1;        ///< the latest of them: GPU time (-1: none, or not on CUDA)
+  double mean_device_step = -1;   ///< their mean (-1: none)
 };
 
 class IterTimer {
@@ -72,7 +82,7 @@ class IterTimer {
     if constexpr (std::is_same_v<P, points::on_epoch_start>)
       start<C>();
     else if constexpr (std::is_same_v<P, points::on_pre_step>)
-      pre_step<C>();
+      pre_step(ctx);
     else
       post_step(ctx);
   }
@@ -84,14 +94,23 @@ class IterTimer {
   template <class C>
   void start() {
     auto& s = slots_[index<C>()];
-    s = {};
+    s.gpu.discard();
+    s.times = {};
+    s.data_sum = s.step_sum = s.gpu_sum = 0;
+    s.pre_step_seen = false;
     s.epoch_start = s.last_end = clock::now();
     s.started = true;
   }
 
   template <class C>
-  void pre_step() {
+  void pre_step(const C& ctx) {
     auto& s = slots_[index<C>()];
+    if constexpr (requires { ctx.entry.begin()->second.device(); })
+      for (const auto& [name, tensor] : ctx.entry)
+        if (tensor.defined()) {
+          s.gpu.start(tensor.device());
+          break;
+        }
     s.step_start = clock::now();
     s.pre_step_seen = true;
   }
@@ -100,6 +119,13 @@ class IterTimer {
   void post_step(const C& ctx) {
     const auto end = clock::now();
     auto& s = slots_[index<C>()];
+    s.gpu.stop();
+    s.gpu.collect([&](double seconds) {
+      auto& t = s.times;
+      t.device_step = seconds;
+      s.gpu_sum += seconds;
+      t.mean_device_step = s.gpu_sum / static_cast<double>(++t.device_steps);
+    });
     if (!s.started) {  // attached in the middle of an epoch: time from here on
       s.epoch_start = s.last_end = end;
       s.started = true;
@@ -136,6 +162,8 @@ class IterTimer {
     clock::time_point epoch_start{}, last_end{}, step_start{};
     double data_sum = 0;
     double step_sum = 0;
+    double gpu_sum = 0;
+    detail::hooks::device_timer gpu;
     bool started = false;
     bool pre_step_seen = false;
   };
