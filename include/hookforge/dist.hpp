@@ -12,4 +12,4 @@
 #include "hookforge/dist/rank_zero.hpp"
 #include "hookforge/dist/score_allreduce.hpp"
 #include "hookforge/dist/stop_agreement.hpp"
-#include "hookforge/torch/data/sampler.hpp"
+#include "hookforge/torch.hpp"  // sharded_sampler (torch/data/sampler.hpp) and the rest

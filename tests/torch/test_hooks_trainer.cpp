@@ -27,7 +27,7 @@
 #include "hookforge/hooks/loss_logger.hpp"
 #include "hookforge/hooks/metric_rule.hpp"
 #include "hookforge/hooks/metrics_plot.hpp"
-#include "hookforge/torch/io/sha256.hpp"
+#include "hookforge/hooks/detail/sha256.hpp"
 #include "resume_testing.hpp"
 #include "skip.hpp"
 

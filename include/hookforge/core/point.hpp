@@ -27,6 +27,13 @@ concept point = requires {
   requires P::is_hookforge_point;
 };
 
+/// P is one of Q...: for a handler bound to several points and told which one fired,
+///   template <class C, class P> requires hookforge::one_of_points<P, points::on_pre_step,
+///                                                               points::on_post_step>
+///   void tick(C& ctx, P);
+template <class P, class... Q>
+concept one_of_points = (std::is_same_v<P, Q> || ...);
+
 /// The points a runner fires, in the order its binding table lists them.
 template <point... Points>
 struct point_list {

@@ -51,7 +51,7 @@
 #include "hookforge/core/priority.hpp"
 #include "hookforge/dist/bucket.hpp"
 #include "hookforge/dist/process_group.hpp"
-#include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 
 namespace hookforge::dist {
 
@@ -113,10 +113,10 @@ class GradientAllReduce {
   }
 
   /// At on_post_backward, on batches whose update follows: the average gradient everywhere.
-  template <hookforge::detail::hooks::training_context C>
+  template <hookforge::training_context C>
     requires detail::has_parameters<C>
   void average_gradients(C& ctx) {
-    if constexpr (hookforge::detail::hooks::single_training_context<C>)
+    if constexpr (hookforge::single_training_context<C>)
       if (!ctx.optimizer_step_due) return;  // accumulating: average the sum before its update
     if (!group_.distributed()) return;
     const auto started = std::chrono::steady_clock::now();
@@ -156,7 +156,7 @@ class GradientAllReduce {
     const auto* votes = agreed.data_ptr<float>();
     for (std::int64_t i = 0; i < n; ++i)
       if (!params[i].grad().defined() && votes[i] > 0) params[i].mutable_grad() = grads[i];
-    if (votes[n] > 0) hookforge::detail::hooks::skip_update(ctx);
+    if (votes[n] > 0) hookforge::skip_update(ctx);
     if constexpr (requires { ctx.stop_training = true; })
       if (votes[n + 1] > 0) ctx.stop_training = true;
 
@@ -243,7 +243,7 @@ class GradientAllReduce {
 
   template <class C>
   static bool local_veto(const C& ctx) {
-    if constexpr (hookforge::detail::hooks::single_training_context<C>)
+    if constexpr (hookforge::single_training_context<C>)
       return ctx.skip_optimizer_step;
     else
       return false;

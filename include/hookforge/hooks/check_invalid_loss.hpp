@@ -32,7 +32,7 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
-#include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/torch/data/host_read.hpp"
 
 namespace hookforge {
@@ -57,19 +57,19 @@ class CheckInvalidLoss {
                                   std::to_string(options_.interval));
   }
 
-  template <detail::hooks::training_context C>
+  template <training_context C>
   void reset(C&) {
     tripped_ = false;
   }
 
-  template <detail::hooks::training_context C, class Point>
+  template <training_context C, class Point>
   void check(C& ctx, Point) {
     if (tripped_) {  // stopping: no more updates this epoch
-      detail::hooks::skip_update(ctx);
+      skip_update(ctx);
       return;
     }
     if ((ctx.global_step + 1) % options_.interval != 0) return;
-    if constexpr (detail::hooks::single_training_context<C>) {
+    if constexpr (single_training_context<C>) {
       inspect(ctx, "loss", ctx.loss);
     } else if constexpr (std::is_same_v<Point, points::on_post_g_backward>) {
       inspect(ctx, "g_loss", ctx.g_loss);
@@ -94,10 +94,10 @@ class CheckInvalidLoss {
     const double value = host_read(loss.detach());
     if (std::isfinite(value)) return;
     message_ =
-        fmt::format("CheckInvalidLoss: {} is {} at {}", name, value, detail::hooks::position(ctx));
+        fmt::format("CheckInvalidLoss: {} is {} at {}", name, value, context_position(ctx));
     if (options_.action == invalid_loss_action::raise) throw std::runtime_error(message_);
     tripped_ = true;
-    detail::hooks::skip_update(ctx);
+    skip_update(ctx);
     ctx.stop_training = true;
     warn(message_ + "; the update was skipped and training stops after this epoch");
   }

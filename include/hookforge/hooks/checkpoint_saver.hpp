@@ -52,7 +52,7 @@
 #include "hookforge/hooks/metric_rule.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
-#include "hookforge/torch/io/sha256.hpp"
+#include "hookforge/hooks/detail/sha256.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 

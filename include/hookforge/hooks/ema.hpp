@@ -54,7 +54,7 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
@@ -95,12 +95,12 @@ class EMA {
   /// Every point EMA acts at goes through this one handler, so that each component it is
   /// attached to (trainer, training runner, validation runner) has a point of it.
   template <class C, class P>
-    requires detail::hooks::one_of_points<P, points::on_post_step, points::on_epoch_start,
+    requires one_of_points<P, points::on_post_step, points::on_epoch_start,
                                           points::on_epoch_end, points::on_before_save_checkpoint,
                                           points::on_after_save_checkpoint,
                                           points::on_after_load_checkpoint>
   void handle(C& ctx, P) {
-    constexpr bool training = detail::hooks::training_context<C>;
+    constexpr bool training = training_context<C>;
     if constexpr (std::is_same_v<P, points::on_post_step>) {
       if constexpr (training) update_after_step(ctx);
     } else if constexpr (std::is_same_v<P, points::on_epoch_start>) {
@@ -201,7 +201,7 @@ class EMA {
   template <class C>
   void update_after_step(const C& ctx) {
     std::int64_t update_index;  // this update's number over the run, 0-based
-    if constexpr (detail::hooks::single_training_context<C>) {
+    if constexpr (single_training_context<C>) {
       if (!ctx.optimizer_stepped) return;
       update_index = ctx.optimizer_steps - 1;
     } else {

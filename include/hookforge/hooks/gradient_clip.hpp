@@ -43,7 +43,7 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/torch/data/host_read.hpp"
 
 namespace hookforge {
@@ -84,10 +84,10 @@ class GradientClip {
   explicit GradientClip(double max_norm, double norm_type = 2.0)
       : GradientClip(gradient_clip_options{.max_norm = max_norm, .norm_type = norm_type}) {}
 
-  template <detail::hooks::training_context C>
+  template <training_context C>
     requires requires(C& c) { c.parameters(); }
   void clip_all_grads(C& ctx) {
-    if constexpr (detail::hooks::single_training_context<C>)
+    if constexpr (single_training_context<C>)
       if (!ctx.optimizer_step_due) return;  // accumulating: clip the sum before its update
     std::vector<torch::Tensor> grads;
     for (const auto& p : ctx.parameters())
@@ -97,7 +97,7 @@ class GradientClip {
     torch::NoGradGuard no_grad;
     const bool by_norm = options_.max_norm > 0;
     const bool check =
-        options_.nonfinite != nonfinite_grads::ignore && !detail::hooks::scaler_enabled(ctx);
+        options_.nonfinite != nonfinite_grads::ignore && !scaler_enabled(ctx);
     last_norm_ = torch::Tensor();
     if (by_norm || check)
       last_norm_ =
@@ -109,8 +109,8 @@ class GradientClip {
           throw std::runtime_error(fmt::format(
               "GradientClip: the gradients' total norm is {} at {}; the update was not applied "
               "(nonfinite = nonfinite_grads::skip_step skips such updates instead)",
-              norm, detail::hooks::position(ctx)));
-        detail::hooks::skip_update(ctx);
+              norm, context_position(ctx)));
+        skip_update(ctx);
         ++skipped_;
         return;
       }

@@ -34,7 +34,7 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/hooks/detail/device_timer.hpp"
 
 namespace hookforge {
@@ -75,8 +75,8 @@ class IterTimer {
 
   /// One handler for the three points, so the timer attaches to runners without
   /// on_pre_step (validation, inference) too.
-  template <detail::hooks::epoch_context C, class P>
-    requires detail::hooks::one_of_points<P, points::on_epoch_start, points::on_pre_step,
+  template <epoch_context C, class P>
+    requires one_of_points<P, points::on_epoch_start, points::on_pre_step,
                                           points::on_post_step>
   void tick(C& ctx, P) {
     if constexpr (std::is_same_v<P, points::on_epoch_start>)
@@ -149,7 +149,7 @@ class IterTimer {
     if (ctx.num_batches >= 0) {
       const auto left = std::max<std::int64_t>(0, ctx.num_batches - ctx.batch_idx - 1);
       t.epoch_eta = t.mean_iteration * static_cast<double>(left);
-      if (detail::hooks::training_context<C> && ctx.total_epochs > 0) {
+      if (training_context<C> && ctx.total_epochs > 0) {
         const auto epochs_left = std::max<std::int64_t>(0, ctx.total_epochs - ctx.epoch - 1);
         t.run_eta =
             t.epoch_eta + t.mean_iteration * static_cast<double>(epochs_left * ctx.num_batches);
@@ -170,7 +170,7 @@ class IterTimer {
 
   template <class C>
   static constexpr std::size_t index() {
-    return detail::hooks::training_context<C> ? 0 : 1;
+    return training_context<C> ? 0 : 1;
   }
   static double seconds(clock::duration d) { return std::chrono::duration<double>(d).count(); }
 

@@ -37,7 +37,7 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 
 namespace hookforge {
 
@@ -80,9 +80,9 @@ class LRWarmup {
     return 1.0;
   }
 
-  template <detail::hooks::training_context C>
+  template <training_context C>
   void warm(C& ctx) {
-    for (const auto& [optimizer, t] : detail::hooks::optimizer_slots(ctx)) {
+    for (const auto& [optimizer, t] : optimizer_slots(ctx)) {
       if (optimizer == nullptr) continue;
       auto& s = tracked(*optimizer);
       if (t >= options_.warmup_iters) {
@@ -109,7 +109,7 @@ class LRWarmup {
     }
   }
 
-  template <detail::hooks::training_context C>
+  template <training_context C>
   void restore(C&) {
     for (auto& s : tracked_) put_back(s);
   }

@@ -43,7 +43,7 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/hooks/detail/context.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/hooks/iter_timer.hpp"
 #include "hookforge/torch/data/host_read.hpp"
 
@@ -84,12 +84,12 @@ class ProgressBar {
   bool terminal() const { return terminal_; }
   const progress_bar_options& options() const { return options_; }
 
-  template <detail::hooks::epoch_context C>
+  template <epoch_context C>
   void start(C&) {
     begin();
   }
 
-  template <detail::hooks::epoch_context C>
+  template <epoch_context C>
   void step(C& ctx) {
     if (!active_) begin();  // attached in the middle of an epoch
     ++seen_;
@@ -100,7 +100,7 @@ class ProgressBar {
     write(terminal_ ? bar_line(ctx, done) : plain_line(ctx, done));
   }
 
-  template <detail::hooks::epoch_context C>
+  template <epoch_context C>
   void finish(C& ctx) {
     if (!active_) begin();
     const double elapsed = seconds_since(started_);
@@ -142,7 +142,7 @@ class ProgressBar {
   // The batch's losses, by name: "loss" (training, validation), "d_loss"/"g_loss" (GAN).
   template <class C>
   void read_losses(const C& ctx) {
-    if constexpr (detail::hooks::gan_training_context<C>) {
+    if constexpr (gan_training_context<C>) {
       read("d_loss", ctx.d_loss);
       read("g_loss", ctx.g_loss);
     } else if constexpr (requires { ctx.loss; }) {
@@ -163,7 +163,7 @@ class ProgressBar {
 
   template <class C>
   const std::string& label() const {
-    return detail::hooks::updates_parameters<C> ? options_.train_label : options_.eval_label;
+    return updates_parameters<C> ? options_.train_label : options_.eval_label;
   }
 
   template <class C>

@@ -1,26 +1,22 @@
-// hookforge/hooks/detail/context.hpp — what the built-in hooks ask of a context.
+// hookforge/torch/runners/context_concepts.hpp — the shapes of the runners' contexts, by
+// their fields.
 //
-// The built-in hooks are written once for every runner's context: their handlers are
-// templates that look at which fields a context has rather than at its type, so they
-// work on TrainingContext, GANContext, InferenceContext and on a user's context with
-// the same fields. This header names those shapes and the one message format they
-// share ("epoch 2, batch 7 (0-based; global step 41)").
+// A hook written once for every runner looks at which fields a context has rather than at
+// its type, so it works on TrainingContext, GANContext, InferenceContext and on a custom
+// runner's context with the same fields: the built-in hooks and hookforge::dist do. These
+// concepts name those shapes; the helpers below do what such hooks do on either training
+// context (veto the update, list the optimisers), and context_position() is the one
+// message format they share ("epoch 2, batch 7 (0-based; global step 41)").
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 #include <string>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include <torch/optim/optimizer.h>
 
-namespace hookforge::detail::hooks {
-
-/// P is one of Q... (a handler bound to several points, told which one fired).
-template <class P, class... Q>
-concept one_of_points = (std::is_same_v<P, Q> || ...);
+namespace hookforge {
 
 /// A context with epoch counters (every epoch runner's).
 template <class C>
@@ -110,7 +106,7 @@ bool scaler_enabled(const C& ctx) {
 
 /// "epoch 2, batch 7 (0-based; global step 41)": where a message comes from.
 template <class C>
-std::string position(const C& ctx) {
+std::string context_position(const C& ctx) {
   if constexpr (epoch_context<C>)
     return "epoch " + std::to_string(ctx.epoch) + ", batch " + std::to_string(ctx.batch_idx) +
            " (0-based; global step " + std::to_string(ctx.global_step) + ")";
@@ -118,4 +114,4 @@ std::string position(const C& ctx) {
     return "this step";
 }
 
-}  // namespace hookforge::detail::hooks
+}  // namespace hookforge

@@ -1,7 +1,7 @@
-// hookforge/torch/io/sha256.hpp — the SHA-256 of bytes or of a file, as lower-case hex.
+// hookforge/hooks/detail/sha256.hpp — the SHA-256 of bytes or of a file, as lower-case hex.
 //
 // OpenSSL's libcrypto computes it (Debian: libssl-dev; CMake: OpenSSL::Crypto, which the
-// hookforge::hooks target links). Published checkpoints are named after it
+// hookforge::hooks target links, hence this header's place in the hooks layer). Published checkpoints are named after it
 // (CheckpointSaver's published_keys), as MMEngine's are, so `sha256sum` checks them.
 #pragma once
 

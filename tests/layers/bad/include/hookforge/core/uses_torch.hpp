@@ -1,0 +1,3 @@
+// A core header that needs the torch layer.
+#pragma once
+#include "hookforge/torch/entry.hpp"

@@ -1,0 +1,2 @@
+// The hooks layer's machinery.
+#pragma once

@@ -1,0 +1,2 @@
+// The torch layer's machinery.
+#pragma once

@@ -1,0 +1,3 @@
+// A torch header with a library its target does not link.
+#pragma once
+#include <yaml-cpp/yaml.h>
