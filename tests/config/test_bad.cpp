@@ -3,9 +3,12 @@
 // never a crash, never a half-built run.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <unistd.h>
 
 #include "helpers.hpp"
 
@@ -80,7 +83,8 @@ TEST_CASE("every file under bad/ is listed in expected.txt", "[config][bad]") {
 }
 
 TEST_CASE("unreadable, missing and oversized files are located errors", "[config][bad]") {
-  auto dir = std::filesystem::temp_directory_path() / "hookforge_config_tests";
+  // this process's own folder: two builds testing at once must not share it
+  auto dir = std::filesystem::temp_directory_path() / ("hookforge_config_tests_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
 
   CHECK_THROWS_WITH(cfg::document::load_file(dir / "missing.yaml"),
@@ -106,5 +110,5 @@ TEST_CASE("unreadable, missing and oversized files are located errors", "[config
                       Catch::Contains("locked.yaml:1:1: <document>: expected a readable config file, got a file that cannot be opened"));
   }
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
-  std::filesystem::remove(locked);
+  std::filesystem::remove_all(dir);
 }

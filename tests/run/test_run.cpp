@@ -15,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../torch/file_testing.hpp"
 #include "../torch/skip.hpp"
 
 namespace cfg = hookforge::config;
@@ -117,7 +118,8 @@ struct built_run {
 built_run build(const std::vector<std::string>& sets, bool strict = false) {
   run::link_registrations();
   run::settings() = {};
-  run::settings().work_dir = std::filesystem::temp_directory_path() / "hookforge-run-tests";
+  static tfx::temp_dir work("hookforge-run-tests");  // this process's, removed at exit
+  run::settings().work_dir = work.path;
   auto doc = cfg::document::parse(base_config, "test.yaml");
   for (const auto& s : sets) doc.set(s);
   built_run r;
@@ -220,9 +222,8 @@ namespace {
 /// from it: the scores must be equal.
 void check_exact_resume(const std::vector<std::string>& full, const std::vector<std::string>& half,
                         const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("hookforge-run-tests-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  tfx::temp_dir scratch("hookforge-run-tests-" + name);
+  const auto& dir = scratch.path;
   const auto expected = build(full).trainer->fit();
   auto first = build(half);
   first.trainer->fit();
@@ -233,7 +234,6 @@ void check_exact_resume(const std::vector<std::string>& full, const std::vector<
   CHECK(resumed.completed_epochs == 4);
   CHECK(resumed.val_scores == expected.val_scores);
   CHECK(resumed.train_scores == expected.train_scores);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "file_testing.hpp"
 
 using namespace tfx;
 using namespace hookforge;
@@ -463,7 +464,8 @@ void check_identical(GanTrainerRun& a, GanTrainerRun& b) {
 }  // namespace
 
 TEST_CASE("the GAN runner trains through the Trainer and resumes exactly", "[gan][trainer][resume]") {
-  auto path = std::filesystem::temp_directory_path() / "hookforge-test-gan-resume.ckpt";
+  tfx::temp_dir scratch;
+  auto path = scratch.path / "hookforge-test-gan-resume.ckpt";
   std::filesystem::remove(path);
   ShuffledLoader train_data{gan_data(3, 8, 3.0, 31), {}};  // 3 batches, step_ratio 2: G's cadence crosses epochs
   auto val_data = gan_data(1, 32, 3.0, 32);
@@ -518,7 +520,8 @@ TEST_CASE("the GAN runner trains through the Trainer and resumes exactly", "[gan
 }
 
 TEST_CASE("a GAN checkpoint without the optimisers keeps both as they are", "[gan][trainer][checkpoint]") {
-  auto path = std::filesystem::temp_directory_path() / "hookforge-test-gan-no-opt.ckpt";
+  tfx::temp_dir scratch;
+  auto path = scratch.path / "hookforge-test-gan-no-opt.ckpt";
   auto data = gan_data(2, 8);
   GanTrainerRun run(1, 5);
   run.trainer.fit(data, data, gan_criteria{d_bce, g_bce}, mean_gap);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+#include "file_testing.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -125,8 +126,8 @@ TEST_CASE("the default hooks on a runner of one's own: train bar, step rows with
   torch::manual_seed(1);
   tfx::Regressor model;
   torch::optim::SGD sgd(model->parameters(), 0.05);
-  const auto dir = std::filesystem::temp_directory_path() / "hookforge-runner-kit-defaults";
-  std::filesystem::remove_all(dir);
+  tfx::temp_dir scratch("hookforge-runner-kit-defaults");
+  const auto dir = scratch.path;
   std::ostringstream out;
   hookforge::default_hooks defaults({.progress = {.stream = &out}, .logger = {.interval = 1, .out_dir = dir}});
   NoisyInputRunner runner(sgd, FadingNoise{0.1}, defaults.training());

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+#include "file_testing.hpp"
 #include "resume_testing.hpp"
 
 #include <catch2/catch.hpp>
@@ -103,7 +104,8 @@ void check_identical(Run& a, Run& b) {
 
 TEST_CASE("4 epochs straight equal 2 epochs + checkpoint + resume + 2 epochs, bit for bit",
           "[trainer][resume]") {
-  auto path = std::filesystem::temp_directory_path() / "hookforge-test-resume.ckpt";
+  tfx::temp_dir scratch;
+  auto path = scratch.path / "hookforge-test-resume.ckpt";
   auto criterion = mse;
   ShuffledLoader train_data{regression_data(5, 8, 0.1, 11), {}};
   auto val_data = regression_data(2, 8, 0.1, 12);
@@ -129,7 +131,8 @@ TEST_CASE("4 epochs straight equal 2 epochs + checkpoint + resume + 2 epochs, bi
 }
 
 TEST_CASE("a checkpoint a hook saves at on_trainer_epoch_finished resumes exactly", "[trainer][resume]") {
-  auto path = std::filesystem::temp_directory_path() / "hookforge-test-hook-save.ckpt";
+  tfx::temp_dir scratch;
+  auto path = scratch.path / "hookforge-test-hook-save.ckpt";
   std::filesystem::remove(path);
   auto criterion = mse;
   ShuffledLoader train_data{regression_data(5, 8, 0.1, 11), {}};
@@ -176,7 +179,8 @@ TEST_CASE("at on_trainer_epoch_finished the epoch's bookkeeping is done", "[trai
 }
 
 TEST_CASE("hooks add to checkpoints and read them back", "[trainer][checkpoint]") {
-  auto path = std::filesystem::temp_directory_path() / "hookforge-test-extra.ckpt";
+  tfx::temp_dir scratch;
+  auto path = scratch.path / "hookforge-test-extra.ckpt";
   std::string seen;
   torch::manual_seed(1);
   Regressor model;
@@ -246,7 +250,8 @@ TEST_CASE("bad use is reported clearly", "[trainer][errors]") {
     CHECK_THROWS_WITH(val.run_epoch(model, data, 0, empty), Catch::Contains("validation needs a criterion"));
   }
   SECTION("a checkpoint of another model") {
-    auto path = std::filesystem::temp_directory_path() / "hookforge-test-other.ckpt";
+    tfx::temp_dir scratch;
+    auto path = scratch.path / "hookforge-test-other.ckpt";
     torch::optim::SGD sgd(model->parameters(), 0.1);
     TrainingEpochRunner train(sgd, {});
     no_validation none;
@@ -286,7 +291,8 @@ struct StepLog {
 }  // namespace
 
 TEST_CASE("event filters keep counting across a resume", "[trainer][resume][filter]") {
-  auto path = std::filesystem::temp_directory_path() / "hookforge-test-filter.ckpt";
+  tfx::temp_dir scratch;
+  auto path = scratch.path / "hookforge-test-filter.ckpt";
   auto data = regression_data(5, 4);
   auto criterion = mse;
   auto run = [&](std::int64_t epochs, std::vector<std::int64_t>& seen, std::vector<std::int64_t>& seen_rt,
@@ -380,7 +386,8 @@ struct AdversarialRun {
 
 TEST_CASE("a runner written with training_runner_base trains through the Trainer and resumes exactly",
           "[trainer][runner][resume]") {
-  auto path = std::filesystem::temp_directory_path() / "hookforge-test-adversarial.ckpt";
+  tfx::temp_dir scratch;
+  auto path = scratch.path / "hookforge-test-adversarial.ckpt";
   std::filesystem::remove(path);
   ShuffledLoader train_data{class_data(3, 8, 21), {}};
   auto val_data = class_data(1, 16, 22);
