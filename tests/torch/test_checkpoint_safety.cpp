@@ -321,13 +321,13 @@ TEST_CASE("checkpoint: load_state_value names file, section and key", "[checkpoi
 
   const auto missing = error_of([&] { (void)ckpt.load_state_value("trainer", "epoch"); });
   CHECK_THAT(missing, Catch::StartsWith("hookforge checkpoint '" + file.string() + "': "));
-  CHECK_THAT(missing, Catch::Contains("section 'trainer' has no key 'epoch'; it has: 'best', "
-                                      "'completed_epochs'"));
+  CHECK_THAT(missing, Catch::Contains("section 'trainer': the saved state has no 'epoch' (it has: "
+                                      "'best', 'completed_epochs')"));
   const auto wrong_type =
       error_of([&] { (void)ckpt.load_state_value<std::string>("trainer", "best"); });
   CHECK_THAT(wrong_type, Catch::StartsWith("hookforge checkpoint '" + file.string() + "': "));
-  CHECK_THAT(wrong_type, Catch::Contains("section 'trainer', key 'best' holds a Double, which "
-                                         "does not convert to std::"));
+  CHECK_THAT(wrong_type, Catch::Contains("section 'trainer': the saved state's 'best' is a Double, "
+                                         "expected a string"));
   CHECK_THAT(error_of([&] { (void)ckpt.load_state_value("nope", "x"); }),
              Catch::Contains("no section 'nope'"));
   CHECK_THAT(error_of([&] { (void)ckpt.load_state_value("step", "value"); }),

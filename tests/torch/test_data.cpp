@@ -304,7 +304,8 @@ TEST_CASE("DataLoader::load_state_dict checks what it restores", "[data]") {
   auto missing = state;
   missing.erase("epoch");
   CHECK(tfx::error_of<std::invalid_argument>([&] { loader.load_state_dict(missing); }) ==
-        "DataLoader::load_state_dict: the state has no 'epoch'");
+        "DataLoader: the saved state has no 'epoch' (it has: 'batch_size', 'batches_yielded', "
+        "'num_samples', 'seed')");
   auto past = state;
   past["batches_yielded"] = std::int64_t{5};
   CHECK(tfx::error_of<std::invalid_argument>([&] { loader.load_state_dict(past); }) ==

@@ -420,7 +420,7 @@ TEST_CASE("EMA's state_dict is checked against the model", "[hooks][ema]") {
   auto missing = state;
   missing.erase("averaged.linear.bias");
   CHECK_THAT(error_of<std::invalid_argument>([&] { ema.load_state_dict(missing); }),
-             Contains("EMA: state has no 'averaged.linear.bias'"));
+             Contains("EMA: the saved state has no 'averaged.linear.bias' (it has: "));
   ema.load_state_dict(through_pickle(state));
   CHECK(ema.steps() == 1);
 }

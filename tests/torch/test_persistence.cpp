@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+#include "file_testing.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,7 +15,8 @@ using namespace hookforge;
 namespace {
 
 std::filesystem::path temp_file(const std::string& name) {
-  return std::filesystem::temp_directory_path() / ("hookforge-test-persist-" + name + ".ckpt");
+  static tfx::temp_dir dir("hookforge-test-persist");  // this process's, removed at exit
+  return dir.path / (name + ".ckpt");
 }
 
 /// Counts the batches it saw (a runtime hook's state).
@@ -271,4 +273,43 @@ TEST_CASE("fit_result keeps every epoch's history", "[trainer][fit]") {
   REQUIRE(rest.history.size() == 1);
   CHECK(rest.history[0].epoch == 3);
   CHECK(rest.history[0].validated);
+}
+
+TEST_CASE("state_value reads each kind of entry, and names owner, key and what is there",
+          "[persistence][state]") {
+  const hookforge::state_map state{{"n", c10::IValue(std::int64_t{3})},
+                                   {"x", c10::IValue(0.5)},
+                                   {"on", c10::IValue(true)},
+                                   {"name", c10::IValue(std::string("best"))},
+                                   {"ids", c10::IValue(std::vector<std::int64_t>{1, 2})},
+                                   {"lrs", c10::IValue(std::vector<double>{0.1, 0.2})},
+                                   {"files", c10::IValue(hookforge::string_list({"a", "b"}))},
+                                   {"t", c10::IValue(torch::ones({2}))}};
+  CHECK(hookforge::state_value<std::int64_t>(state, "Owner", "n") == 3);
+  CHECK(hookforge::state_value<double>(state, "Owner", "x") == 0.5);
+  CHECK(hookforge::state_value<double>(state, "Owner", "n") == 3.0);  // an integer converts
+  CHECK(hookforge::state_value<bool>(state, "Owner", "on"));
+  CHECK(hookforge::state_value<std::string>(state, "Owner", "name") == "best");
+  CHECK(hookforge::state_value<std::vector<std::int64_t>>(state, "Owner", "ids") ==
+        std::vector<std::int64_t>{1, 2});
+  CHECK(hookforge::state_value<std::vector<double>>(state, "Owner", "lrs") ==
+        std::vector<double>{0.1, 0.2});
+  CHECK(hookforge::state_value<std::vector<std::string>>(state, "Owner", "files") ==
+        std::vector<std::string>{"a", "b"});
+  CHECK(torch::equal(hookforge::state_value<torch::Tensor>(state, "Owner", "t"), torch::ones({2})));
+  CHECK(hookforge::state_value(state, "Owner", "x").toDouble() == 0.5);
+
+  CHECK_THROWS_WITH(hookforge::state_value<double>(state, "Owner", "y"),
+                    "Owner: the saved state has no 'y' (it has: 'files', 'ids', 'lrs', 'n', "
+                    "'name', 'on', 't', 'x')");
+  CHECK_THROWS_WITH(hookforge::state_value<std::int64_t>(state, "Owner", "x"),
+                    "Owner: the saved state's 'x' is a Double, expected an integer");
+  CHECK_THROWS_WITH(hookforge::state_value<std::string>(state, "", "t"),
+                    "the saved state's 't' is a Tensor, expected a string");
+  CHECK_THROWS_WITH(hookforge::state_value<double>({}, "Owner", "y"),
+                    "Owner: the saved state has no 'y' (it is empty)");
+  hookforge::state_map many;
+  for (int i = 0; i < 12; ++i) many["k" + std::to_string(i)] = c10::IValue(std::int64_t{i});
+  CHECK_THROWS_WITH(hookforge::state_value<double>(many, "Owner", "y"),
+                    Catch::EndsWith(", ... (12 in all))"));
 }

@@ -48,7 +48,7 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
-#include "hookforge/hooks/detail/saved_state.hpp"
+#include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/hooks/metric_rule.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
@@ -243,22 +243,22 @@ class CheckpointSaver {
 
   /// Bookkeeping, saved in the trainer's checkpoints (section "hooks.trainer.CheckpointSaver").
   state_map state_dict() const {
-    return {{"kept", detail::string_list(books_.kept)},
+    return {{"kept", string_list(books_.kept)},
             {"last", books_.last},
             {"best_metric", books_.best_metric},
             {"best_score", best_score_},
             {"best_file", books_.best_file},
-            {"stale", detail::string_list(books_.stale)}};
+            {"stale", string_list(books_.stale)}};
   }
 
   void load_state_dict(const state_map& state) {
     constexpr const char* hook = "CheckpointSaver";
-    bookkeeping books{detail::saved<std::vector<std::string>>(state, hook, "kept"),
-                      detail::saved<std::string>(state, hook, "last"),
-                      detail::saved<std::string>(state, hook, "best_metric"),
-                      detail::saved<std::string>(state, hook, "best_file"),
-                      detail::saved<std::vector<std::string>>(state, hook, "stale")};
-    best_score_ = detail::saved<double>(state, hook, "best_score");
+    bookkeeping books{state_value<std::vector<std::string>>(state, hook, "kept"),
+                      state_value<std::string>(state, hook, "last"),
+                      state_value<std::string>(state, hook, "best_metric"),
+                      state_value<std::string>(state, hook, "best_file"),
+                      state_value<std::vector<std::string>>(state, hook, "stale")};
+    best_score_ = state_value<double>(state, hook, "best_score");
     books_ = std::move(books);
   }
 

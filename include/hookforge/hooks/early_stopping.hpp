@@ -34,7 +34,7 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
-#include "hookforge/hooks/detail/saved_state.hpp"
+#include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/hooks/metric_rule.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
@@ -108,10 +108,10 @@ class EarlyStopping {
 
   void load_state_dict(const state_map& state) {
     constexpr const char* hook = "EarlyStopping";
-    auto saved_monitor = detail::saved<std::string>(state, hook, "monitor");
-    const auto best = detail::saved<double>(state, hook, "best");
-    const auto best_epoch = detail::saved<std::int64_t>(state, hook, "best_epoch");
-    const auto wait_count = detail::saved<std::int64_t>(state, hook, "wait_count");
+    auto saved_monitor = state_value<std::string>(state, hook, "monitor");
+    const auto best = state_value<double>(state, hook, "best");
+    const auto best_epoch = state_value<std::int64_t>(state, hook, "best_epoch");
+    const auto wait_count = state_value<std::int64_t>(state, hook, "wait_count");
     if (!saved_monitor.empty() && options_.monitor != "auto" && saved_monitor != options_.monitor)
       throw std::invalid_argument(fmt::format(
           "EarlyStopping: the checkpoint's state monitors '{}', this hook monitors '{}'",

@@ -185,8 +185,8 @@ class EMA {
   /// on_after_load_checkpoint (after the trainer loaded the model section), or at the
   /// next training epoch's start, or with use_raw().
   void load_state_dict(const state_map& state) {
-    const auto steps = entry(state, "steps").toInt();
-    const bool swapped = entry(state, "swapped").toBool();
+    const auto steps = state_value<std::int64_t>(state, "EMA", "steps");
+    const bool swapped = state_value<bool>(state, "EMA", "swapped");
     if (steps < 0) throw std::invalid_argument("EMA: state has steps " + std::to_string(steps));
     std::vector<torch::Tensor> held, raw;
     if (steps > 0) held = tensors(state, "averaged.");
@@ -237,21 +237,12 @@ class EMA {
     return text + "]";
   }
 
-  static const c10::IValue& entry(const state_map& state, const std::string& key) {
-    auto it = state.find(key);
-    if (it == state.end()) throw std::invalid_argument("EMA: state has no '" + key + "'");
-    return it->second;
-  }
-
   // One tensor per tracked name from "<prefix><name>", copied to the model tensor's device
   // and dtype; the state must hold exactly the tracked names, with their shapes.
   std::vector<torch::Tensor> tensors(const state_map& state, const std::string& prefix) const {
     std::vector<torch::Tensor> out;
     for (std::size_t i = 0; i < targets_.size(); ++i) {
-      const auto& value = entry(state, prefix + names_[i]);
-      if (!value.isTensor())
-        throw std::invalid_argument("EMA: state entry '" + prefix + names_[i] + "' is no tensor");
-      const auto& t = value.toTensor();
+      const auto t = state_value<torch::Tensor>(state, "EMA", prefix + names_[i]);
       if (t.sizes() != targets_[i].sizes())
         throw std::invalid_argument(
             fmt::format("EMA: state entry '{}{}' has shape {}, the model's tensor {}", prefix,

@@ -247,11 +247,11 @@ HOOKFORGE_INLINE void GradScaler::load_state_dict(const hookforge::state_map& st
         "hookforge: GradScaler state_dict is empty, possibly because it was saved "
         "from a disabled GradScaler");
   }
-  const double scale = entry(state, "scale").toDouble();
-  const double growth_factor = entry(state, "growth_factor").toDouble();
-  const double backoff_factor = entry(state, "backoff_factor").toDouble();
-  const auto growth_interval = entry(state, "growth_interval").toInt();
-  const auto growth_tracker = entry(state, "growth_tracker").toInt();
+  const double scale = state_value<double>(state, "GradScaler", "scale");
+  const double growth_factor = state_value<double>(state, "GradScaler", "growth_factor");
+  const double backoff_factor = state_value<double>(state, "GradScaler", "backoff_factor");
+  const auto growth_interval = state_value<std::int64_t>(state, "GradScaler", "growth_interval");
+  const auto growth_tracker = state_value<std::int64_t>(state, "GradScaler", "growth_tracker");
   init_scale_ = scale;
   growth_factor_ = growth_factor;
   backoff_factor_ = backoff_factor;
@@ -267,14 +267,6 @@ HOOKFORGE_INLINE void GradScaler::require_scale(const char* method) const {
         std::string("hookforge: GradScaler::") + method +
         "() before scale(): scale the loss with scaler.scale(loss) earlier in the iteration");
   }
-}
-
-HOOKFORGE_INLINE const c10::IValue& GradScaler::entry(const hookforge::state_map& state,
-                                                      const std::string& key) {
-  auto found = state.find(key);
-  if (found == state.end())
-    throw std::invalid_argument("hookforge: GradScaler state_dict has no '" + key + "'");
-  return found->second;
 }
 
 }  // namespace hookforge

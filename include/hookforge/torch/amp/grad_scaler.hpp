@@ -154,7 +154,6 @@ class GradScaler {
  private:
   void require_scale(const char* method) const;
 
-  static const c10::IValue& entry(const hookforge::state_map& state, const std::string& key);
 
   double init_scale_;
   double growth_factor_;

@@ -69,15 +69,5 @@ HOOKFORGE_INLINE Entry collate(const std::vector<Entry>& samples,
   return batch;
 }
 
-HOOKFORGE_INLINE std::int64_t state_int(const state_map& state, const char* key) {
-  auto found = state.find(key);
-  if (found == state.end())
-    throw std::invalid_argument(std::string("DataLoader::load_state_dict: the state has no '") +
-                                key + "'");
-  if (!found->second.isInt())
-    throw std::invalid_argument(std::string("DataLoader::load_state_dict: '") + key +
-                                "' must be an int, got " + found->second.tagKind());
-  return found->second.toInt();
-}
 
 }  // namespace hookforge::detail

@@ -166,9 +166,6 @@ class prefetcher final
   std::int64_t last_ = 0;
 };
 
-/// The int `key` of a DataLoader state; std::invalid_argument when it is missing or not an int.
-HOOKFORGE_INLINE std::int64_t state_int(const state_map& state, const char* key);
-
 }  // namespace detail
 
 /// See the top of this file. Move-only (it may own worker threads).
@@ -250,11 +247,11 @@ class DataLoader {
   /// the remaining batches of the saved epoch. Throws std::invalid_argument for a state of
   /// another sample count or batch size, or a missing or malformed entry.
   void load_state_dict(const state_map& state) {
-    const std::int64_t epoch = detail::state_int(state, "epoch");
-    const std::int64_t yielded = detail::state_int(state, "batches_yielded");
-    const std::int64_t seed = detail::state_int(state, "seed");
-    const std::int64_t samples = detail::state_int(state, "num_samples");
-    const std::int64_t batch_size = detail::state_int(state, "batch_size");
+    const std::int64_t epoch = state_value<std::int64_t>(state, "DataLoader", "epoch");
+    const std::int64_t yielded = state_value<std::int64_t>(state, "DataLoader", "batches_yielded");
+    const std::int64_t seed = state_value<std::int64_t>(state, "DataLoader", "seed");
+    const std::int64_t samples = state_value<std::int64_t>(state, "DataLoader", "num_samples");
+    const std::int64_t batch_size = state_value<std::int64_t>(state, "DataLoader", "batch_size");
     if (samples != static_cast<std::int64_t>(sampler_.size()) || batch_size != options_.batch_size)
       throw std::invalid_argument("DataLoader::load_state_dict: the state is for " +
                                   std::to_string(samples) + " samples in batches of " +

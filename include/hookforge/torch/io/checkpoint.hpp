@@ -167,29 +167,17 @@ class checkpoint_reader {
 
   state_map load_state(const std::string& name) const;
 
-  // One required entry of a state_dict section, converted with IValue::to<T>() (T =
-  // c10::IValue: as stored). A missing key or a value of another type throws a
+  // One required entry of a state_dict section, read with state_value<T> (io/state_map.hpp;
+  // T = c10::IValue: as stored). A missing key or a value of another kind throws a
   // checkpoint_error naming the file, the section and the key.
   //   completed = ckpt.load_state_value<std::int64_t>("trainer", "completed_epochs");
   template <class T = c10::IValue>
   T load_state_value(const std::string& name, const std::string& key) const {
     const state_map state = load_state(name);
-    const auto found = state.find(key);
-    if (found == state.end()) {
-      std::vector<std::string> keys;
-      for (const auto& entry : state) keys.push_back("'" + entry.first + "'");
-      fail("section '" + name + "' has no key '" + key + "'; it has: " +
-           (keys.empty() ? std::string("(no keys)") : detail::ckpt::join(keys, ", ")));
-    }
-    if constexpr (std::is_same_v<T, c10::IValue>) {
-      return found->second;
-    } else {
-      try {
-        return c10::IValue(found->second).to<T>();
-      } catch (const std::exception&) {  // torch's text is an "INTERNAL ASSERT FAILED"
-        fail("section '" + name + "', key '" + key + "' holds a " + found->second.tagKind() +
-             ", which does not convert to " + c10::demangle_type<T>());
-      }
+    try {
+      return state_value<T>(state, "", key);
+    } catch (const std::invalid_argument& e) {
+      fail("section '" + name + "': " + e.what());
     }
   }
 

@@ -36,10 +36,7 @@ HOOKFORGE_INLINE state_map counts_state(const std::vector<std::int64_t>& counts)
 }
 
 HOOKFORGE_INLINE std::vector<std::int64_t> counts_of(const state_map& state) {
-  auto it = state.find("counts");
-  if (it == state.end() || !it->second.isIntList())
-    throw std::invalid_argument("an event filter's section needs 'counts', a list of integers");
-  return it->second.toIntVector();
+  return state_value<std::vector<std::int64_t>>(state, "an event filter", "counts");
 }
 
 HOOKFORGE_INLINE void throw_not_a_state_map(std::string_view key, std::string_view section) {

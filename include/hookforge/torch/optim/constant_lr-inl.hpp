@@ -30,8 +30,8 @@ HOOKFORGE_INLINE hookforge::state_map ConstantLR::state_dict() const {
 }
 
 HOOKFORGE_INLINE void ConstantLR::load_state_dict(const hookforge::state_map& state) {
-  const auto factor = detail::lr_state::get_double(state, "factor", "ConstantLR");
-  const auto total_iters = detail::lr_state::get_int(state, "total_iters", "ConstantLR");
+  const auto factor = state_value<double>(state, "ConstantLR", "factor");
+  const auto total_iters = state_value<std::int64_t>(state, "ConstantLR", "total_iters");
   lr_scheduler::load_state_dict(state);
   factor_ = factor;
   total_iters_ = total_iters;

@@ -27,8 +27,8 @@ HOOKFORGE_INLINE hookforge::state_map CosineAnnealingLR::state_dict() const {
 }
 
 HOOKFORGE_INLINE void CosineAnnealingLR::load_state_dict(const hookforge::state_map& state) {
-  const auto T_max = detail::lr_state::get_int(state, "T_max", "CosineAnnealingLR");
-  const auto eta_min = detail::lr_state::get_double(state, "eta_min", "CosineAnnealingLR");
+  const auto T_max = state_value<std::int64_t>(state, "CosineAnnealingLR", "T_max");
+  const auto eta_min = state_value<double>(state, "CosineAnnealingLR", "eta_min");
   lr_scheduler::load_state_dict(state);
   T_max_ = T_max;
   eta_min_ = eta_min;

@@ -23,7 +23,7 @@ HOOKFORGE_INLINE hookforge::state_map ExponentialLR::state_dict() const {
 }
 
 HOOKFORGE_INLINE void ExponentialLR::load_state_dict(const hookforge::state_map& state) {
-  const auto gamma = detail::lr_state::get_double(state, "gamma", "ExponentialLR");
+  const auto gamma = state_value<double>(state, "ExponentialLR", "gamma");
   lr_scheduler::load_state_dict(state);
   gamma_ = gamma;
 }

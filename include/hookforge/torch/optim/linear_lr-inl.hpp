@@ -36,9 +36,9 @@ HOOKFORGE_INLINE hookforge::state_map LinearLR::state_dict() const {
 }
 
 HOOKFORGE_INLINE void LinearLR::load_state_dict(const hookforge::state_map& state) {
-  const auto start_factor = detail::lr_state::get_double(state, "start_factor", "LinearLR");
-  const auto end_factor = detail::lr_state::get_double(state, "end_factor", "LinearLR");
-  const auto total_iters = detail::lr_state::get_int(state, "total_iters", "LinearLR");
+  const auto start_factor = state_value<double>(state, "LinearLR", "start_factor");
+  const auto end_factor = state_value<double>(state, "LinearLR", "end_factor");
+  const auto total_iters = state_value<std::int64_t>(state, "LinearLR", "total_iters");
   lr_scheduler::load_state_dict(state);
   start_factor_ = start_factor;
   end_factor_ = end_factor;

@@ -13,35 +13,6 @@
 
 namespace hookforge {
 
-namespace detail::lr_state {
-
-HOOKFORGE_INLINE const c10::IValue& entry(const hookforge::state_map& state, const std::string& key,
-                                          const char* owner) {
-  auto found = state.find(key);
-  if (found == state.end()) {
-    throw std::invalid_argument(std::string("hookforge: ") + owner + " state_dict has no '" + key +
-                                "'");
-  }
-  return found->second;
-}
-
-HOOKFORGE_INLINE double get_double(const hookforge::state_map& s, const std::string& key,
-                                   const char* owner) {
-  return entry(s, key, owner).toDouble();
-}
-
-HOOKFORGE_INLINE std::int64_t get_int(const hookforge::state_map& s, const std::string& key,
-                                      const char* owner) {
-  return entry(s, key, owner).toInt();
-}
-
-HOOKFORGE_INLINE std::vector<double> get_doubles(const hookforge::state_map& s,
-                                                 const std::string& key, const char* owner) {
-  return entry(s, key, owner).toDoubleVector();
-}
-
-}  // namespace detail::lr_state
-
 HOOKFORGE_INLINE void lr_scheduler::step(double metric) {
   (void)metric;
   step();
@@ -52,14 +23,14 @@ HOOKFORGE_INLINE hookforge::state_map lr_scheduler::state_dict() const {
 }
 
 HOOKFORGE_INLINE void lr_scheduler::load_state_dict(const hookforge::state_map& state) {
-  auto base = detail::lr_state::get_doubles(state, "base_lrs", "lr_scheduler");
-  auto last = detail::lr_state::get_doubles(state, "last_lr", "lr_scheduler");
+  auto base = state_value<std::vector<double>>(state, "lr_scheduler", "base_lrs");
+  auto last = state_value<std::vector<double>>(state, "lr_scheduler", "last_lr");
   if (base.size() != group_count() || last.size() != group_count()) {
     throw std::invalid_argument("hookforge: lr_scheduler state_dict is for " +
                                 std::to_string(last.size()) + " param groups, the optimizer has " +
                                 std::to_string(group_count()));
   }
-  last_epoch_ = detail::lr_state::get_int(state, "last_epoch", "lr_scheduler");
+  last_epoch_ = state_value<std::int64_t>(state, "lr_scheduler", "last_epoch");
   base_lrs_ = std::move(base);
   set_lrs(last);
 }

@@ -32,21 +32,6 @@
 
 namespace hookforge {
 
-namespace detail::lr_state {
-
-/// The entry `key` of a scheduler's state; std::invalid_argument naming `owner` when missing.
-HOOKFORGE_INLINE const c10::IValue& entry(const hookforge::state_map& state, const std::string& key,
-                                          const char* owner);
-
-HOOKFORGE_INLINE double get_double(const hookforge::state_map& s, const std::string& key,
-                                   const char* owner);
-HOOKFORGE_INLINE std::int64_t get_int(const hookforge::state_map& s, const std::string& key,
-                                      const char* owner);
-HOOKFORGE_INLINE std::vector<double> get_doubles(const hookforge::state_map& s,
-                                                 const std::string& key, const char* owner);
-
-}  // namespace detail::lr_state
-
 /// Base of every scheduler: owns the epoch counter, the base and last lrs, and their state.
 class lr_scheduler {
  public:

@@ -29,8 +29,8 @@ HOOKFORGE_INLINE hookforge::state_map MultiStepLR::state_dict() const {
 }
 
 HOOKFORGE_INLINE void MultiStepLR::load_state_dict(const hookforge::state_map& state) {
-  auto milestones = detail::lr_state::entry(state, "milestones", "MultiStepLR").toIntVector();
-  const auto gamma = detail::lr_state::get_double(state, "gamma", "MultiStepLR");
+  auto milestones = state_value<std::vector<std::int64_t>>(state, "MultiStepLR", "milestones");
+  const auto gamma = state_value<double>(state, "MultiStepLR", "gamma");
   lr_scheduler::load_state_dict(state);
   milestones_ = std::move(milestones);
   gamma_ = gamma;

@@ -74,24 +74,24 @@ HOOKFORGE_INLINE hookforge::state_map ReduceLROnPlateau::state_dict() const {
 }
 
 HOOKFORGE_INLINE void ReduceLROnPlateau::load_state_dict(const hookforge::state_map& state) {
-  using namespace detail::lr_state;
   const char* owner = "ReduceLROnPlateau";
   plateau_options options;
-  options.mode = parse_choice(entry(state, "mode", owner), "min", "max") ? plateau_mode::max
-                                                                         : plateau_mode::min;
-  options.factor = get_double(state, "factor", owner);
-  options.patience = get_int(state, "patience", owner);
-  options.threshold = get_double(state, "threshold", owner);
-  options.threshold_mode = parse_choice(entry(state, "threshold_mode", owner), "rel", "abs")
+  options.mode = parse_choice(state_value(state, owner, "mode"), "min", "max")
+                     ? plateau_mode::max
+                     : plateau_mode::min;
+  options.factor = state_value<double>(state, owner, "factor");
+  options.patience = state_value<std::int64_t>(state, owner, "patience");
+  options.threshold = state_value<double>(state, owner, "threshold");
+  options.threshold_mode = parse_choice(state_value(state, owner, "threshold_mode"), "rel", "abs")
                                ? plateau_threshold_mode::abs
                                : plateau_threshold_mode::rel;
-  options.cooldown = get_int(state, "cooldown", owner);
-  options.min_lrs = get_doubles(state, "min_lrs", owner);
+  options.cooldown = state_value<std::int64_t>(state, owner, "cooldown");
+  options.min_lrs = state_value<std::vector<double>>(state, owner, "min_lrs");
   options.min_lr = options_.min_lr;
-  options.eps = get_double(state, "eps", owner);
-  const double best = get_double(state, "best", owner);
-  const auto num_bad_epochs = get_int(state, "num_bad_epochs", owner);
-  const auto cooldown_counter = get_int(state, "cooldown_counter", owner);
+  options.eps = state_value<double>(state, owner, "eps");
+  const double best = state_value<double>(state, owner, "best");
+  const auto num_bad_epochs = state_value<std::int64_t>(state, owner, "num_bad_epochs");
+  const auto cooldown_counter = state_value<std::int64_t>(state, owner, "cooldown_counter");
   if (options.min_lrs.size() != group_count()) {
     throw std::invalid_argument(
         "hookforge: ReduceLROnPlateau state_dict has the wrong number of min_lrs");

@@ -26,8 +26,8 @@ HOOKFORGE_INLINE hookforge::state_map StepLR::state_dict() const {
 }
 
 HOOKFORGE_INLINE void StepLR::load_state_dict(const hookforge::state_map& state) {
-  const auto step_size = detail::lr_state::get_int(state, "step_size", "StepLR");
-  const auto gamma = detail::lr_state::get_double(state, "gamma", "StepLR");
+  const auto step_size = state_value<std::int64_t>(state, "StepLR", "step_size");
+  const auto gamma = state_value<double>(state, "StepLR", "gamma");
   lr_scheduler::load_state_dict(state);
   step_size_ = step_size;
   gamma_ = gamma;

@@ -41,24 +41,15 @@ HOOKFORGE_INLINE hookforge::state_map ValidationLossDidNotImprove::state_dict() 
 
 HOOKFORGE_INLINE void ValidationLossDidNotImprove::load_state_dict(
     const hookforge::state_map& state) {
-  const double best = entry(state, "best").toDouble();
-  const auto count = entry(state, "validations_without_improvement").toInt();
-  const auto patience = entry(state, "patience").toInt();
-  const double min_delta = entry(state, "min_delta").toDouble();
+  const double best = state_value<double>(state, "ValidationLossDidNotImprove", "best");
+  const auto count =
+      state_value<std::int64_t>(state, "ValidationLossDidNotImprove", "validations_without_improvement");
+  const auto patience = state_value<std::int64_t>(state, "ValidationLossDidNotImprove", "patience");
+  const double min_delta = state_value<double>(state, "ValidationLossDidNotImprove", "min_delta");
   best_ = best;
   validations_without_improvement_ = count;
   patience_ = patience;
   min_delta_ = min_delta;
-}
-
-HOOKFORGE_INLINE const c10::IValue& ValidationLossDidNotImprove::entry(
-    const hookforge::state_map& state, const std::string& key) {
-  auto found = state.find(key);
-  if (found == state.end()) {
-    throw std::invalid_argument("hookforge: ValidationLossDidNotImprove state_dict has no '" + key +
-                                "'");
-  }
-  return found->second;
 }
 
 }  // namespace hookforge

@@ -66,7 +66,6 @@ class ValidationLossDidNotImprove final : public stop_condition {
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
 
  private:
-  static const c10::IValue& entry(const hookforge::state_map& state, const std::string& key);
 
   std::int64_t patience_;
   double min_delta_;
