@@ -4,8 +4,6 @@
 // config, and hookforge-run's command line (run::main). See docs/config.md.
 #pragma once
 
-#include "hookforge/run/values.hpp"  // first: parameter tables show enum and pair defaults
-
 #include "hookforge/yaml.hpp"
 #include "hookforge/run/dataset.hpp"
 #include "hookforge/run/distributed.hpp"
@@ -21,3 +19,4 @@
 #include "hookforge/run/scheduler.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/run/trainer.hpp"
+#include "hookforge/run/values.hpp"

@@ -33,3 +33,30 @@ HOOKFORGE_REGISTER(test_hook, Clip,
 HOOKFORGE_REGISTER(test_hook, Recorder, cfg::arg<std::int64_t>("big", 0), cfg::arg<std::uint8_t>("small", 0),
                    cfg::arg<float>("ratio", 1.0f), cfg::arg<bool>("flag", false), cfg::arg<std::vector<int>>("sizes", {}),
                    cfg::arg<std::map<std::string, double>>("weights", {}), cfg::arg<std::optional<int>>("maybe"));
+
+// A parameter type of the user's, whose value_traits come after register.hpp (fixtures.hpp
+// includes it): a parameter table still shows its default through value_traits<T>::show.
+namespace cfg_fixtures {
+enum class tint { red, blue };
+struct Tinted : Shape {
+  tint colour;
+  std::vector<tint> palette;
+  Tinted(tint c, std::vector<tint> p) : colour(c), palette(std::move(p)) {}
+  double area() const override { return colour == tint::red ? 1 : 2; }
+};
+}  // namespace cfg_fixtures
+
+template <>
+struct hookforge::config::value_traits<cfg_fixtures::tint> {
+  static std::string expected() { return "red or blue"; }
+  template <class B>
+  static cfg_fixtures::tint read(B&, const value& v) {
+    if (v.is_scalar() && v.scalar() == "red") return cfg_fixtures::tint::red;
+    if (v.is_scalar() && v.scalar() == "blue") return cfg_fixtures::tint::blue;
+    throw config_error(v.where(), v.key(), expected(), v.describe());
+  }
+  static std::string show(cfg_fixtures::tint t) { return t == cfg_fixtures::tint::red ? "red" : "blue"; }
+};
+
+HOOKFORGE_REGISTER(shape, Tinted, cfg::arg<tint>("colour", tint::blue),
+                   cfg::arg<std::vector<tint>>("palette", {tint::red, tint::blue}));

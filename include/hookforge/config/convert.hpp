@@ -1,7 +1,10 @@
 // hookforge/config/convert.hpp — how a config value becomes a C++ value of a parameter's type.
 //
 // `value_traits<T>` says what a T looks like in YAML (`expected()`, for messages and
-// parameter tables) and reads one from a value whose `${...}` is already resolved:
+// parameter tables), reads one from a value whose `${...}` is already resolved (`read`), and
+// may say how a parameter table (`hookforge-run --list`) shows a default (`show`; without
+// it the table says "(set)"). A trait, not an overload set: where it is specialised does
+// not change what a table shows.
 //
 //   bool                      true / false (YAML 1.2: also True, FALSE ...; not yes/no)
 //   integers                  decimal, range-checked for the type: 1e3 or 3.0 are not integers
@@ -16,6 +19,7 @@
 //   template <> struct hookforge::config::value_traits<Color> {
 //     static std::string expected() { return "a color (red, green)"; }
 //     template <class Builder> static Color read(Builder&, const value& v) { ... throw config_error ... }
+//     static std::string show(Color c) { return c == Color::red ? "red" : "green"; }  // optional
 //   };
 #pragma once
 
@@ -67,6 +71,10 @@ constexpr bool is_optional = false;
 template <class T>
 constexpr bool is_optional<std::optional<T>> = true;
 
+/// A default value as a parameter table shows it: value_traits<T>::show, else "empty" or "(set)".
+template <class T>
+std::string show(const T& x);
+
 }  // namespace detail
 
 template <>
@@ -79,6 +87,7 @@ struct value_traits<bool> {
     if (s == "false" || s == "False" || s == "FALSE") return false;
     detail::wrong(v, expected());
   }
+  static std::string show(bool x) { return x ? "true" : "false"; }
 };
 
 template <class T>
@@ -105,6 +114,7 @@ struct value_traits<T> {
     if (ec != std::errc{}) detail::wrong(v, expected());
     return out;
   }
+  static std::string show(T x) { return fmt::format("{}", x); }
 };
 
 template <std::floating_point T>
@@ -132,6 +142,7 @@ struct value_traits<T> {
                          v.describe());
     return static_cast<T>(out);
   }
+  static std::string show(T x) { return fmt::format("{}", x); }
 };
 
 template <>
@@ -142,6 +153,7 @@ struct value_traits<std::string> {
     if (!v.is_scalar() || v.is_reference()) detail::wrong(v, expected());
     return v.scalar();
   }
+  static std::string show(const std::string& x) { return fmt::format("\"{}\"", x); }
 };
 
 template <>
@@ -152,6 +164,7 @@ struct value_traits<std::filesystem::path> {
     if (!v.is_scalar() || v.is_reference()) detail::wrong(v, expected());
     return std::filesystem::path(v.scalar());
   }
+  static std::string show(const std::filesystem::path& x) { return fmt::format("\"{}\"", x.string()); }
 };
 
 template <readable T>
@@ -163,6 +176,13 @@ struct value_traits<std::vector<T>> {
     std::vector<T> out;
     for (const auto& e : v.elements()) out.push_back(b.template read<T>(e));
     return out;
+  }
+  static std::string show(const std::vector<T>& x) {
+    if (x.empty()) return "[]";
+    if constexpr (!requires { value_traits<T>::show(x[0]); }) return "(set)";
+    std::string out = "[";
+    for (std::size_t i = 0; i < x.size(); ++i) out += (i ? ", " : "") + detail::show(x[i]);
+    return out + "]";
   }
   static std::string without_article(std::string text) {
     for (std::string_view a : {"a ", "an "})
@@ -183,6 +203,7 @@ struct value_traits<std::map<std::string, T>> {
     for (const auto& item : v.items()) out.emplace(item.name, b.template read<T>(item.val));
     return out;
   }
+  static std::string show(const std::map<std::string, T>& x) { return x.empty() ? "{}" : "(set)"; }
 };
 
 template <readable T>
@@ -193,29 +214,17 @@ struct value_traits<std::optional<T>> {
     if (v.is_null()) return std::nullopt;
     return b.template read<T>(v);
   }
+  static std::string show(const std::optional<T>& x) { return x ? detail::show(*x) : std::string("null"); }
 };
 
-namespace detail {
-
-/// A default value as a parameter table shows it.
 template <class T>
-std::string show(const T& x) {
-  if constexpr (std::same_as<T, bool>)
-    return x ? "true" : "false";
-  else if constexpr (std::is_arithmetic_v<T>)
-    return fmt::format("{}", x);
-  else if constexpr (std::same_as<T, std::string>)
-    return fmt::format("\"{}\"", x);
-  else if constexpr (std::same_as<T, std::filesystem::path>)
-    return fmt::format("\"{}\"", x.string());
-  else if constexpr (is_optional<T>)
-    return x ? show(*x) : std::string("null");
+std::string detail::show(const T& x) {
+  if constexpr (requires { value_traits<T>::show(x); })
+    return value_traits<T>::show(x);
   else if constexpr (requires { x.empty(); })
-    return x.empty() ? std::string("empty") : std::string("(set)");
+    return x.empty() ? "empty" : "(set)";
   else
     return "(set)";
 }
-
-}  // namespace detail
 
 }  // namespace hookforge::config

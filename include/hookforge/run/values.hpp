@@ -1,8 +1,6 @@
 // hookforge/run/values.hpp — parameter types of the torch layer's registered classes that
 // the config layer does not read by itself: enumerations (by name) and pairs (a list of two);
-// and how parameter tables (hookforge-run --list) show their defaults and lists' defaults.
-// Include it before the config layer's register.hpp, as hookforge/run.hpp does, for the
-// tables to use these (otherwise they show "(set)").
+// each with how a parameter table (hookforge-run --list) shows its defaults.
 //
 //   template <> struct hookforge::run::enum_names<hookforge::warmup_mode> {
 //     static constexpr std::pair<std::string_view, hookforge::warmup_mode> values[] = {
@@ -52,7 +50,7 @@ struct value_traits<E> {
     for (const auto& [name, v] : hookforge::run::enum_names<E>::values) out.push_back(name);
     return out;
   }
-  static std::string expected() { return fmt::format("one of {}", hookforge::detail::join(names(), ", ")); }
+  static std::string expected() { return fmt::format("one of {}", hookforge::join_names(names(), ", ")); }
   template <class B>
   static E read(B&, const value& v) {
     if (!v.is_scalar() || v.is_reference()) detail::wrong(v, expected());
@@ -62,6 +60,7 @@ struct value_traits<E> {
     throw config_error(v.where(), v.key(), expected(), v.describe(),
                        detail::closest_note(v.scalar(), std::span<const std::string_view>(candidates)));
   }
+  static std::string show(E x) { return std::string(hookforge::run::name_of(x)); }
 };
 
 /// A pair as a list of two: `value_range: [0, 1]`.
@@ -79,24 +78,9 @@ struct value_traits<std::pair<A, B>> {
     B second = b.template read<B>(items[1]);
     return {std::move(first), std::move(second)};
   }
+  static std::string show(const std::pair<A, B>& x) {
+    return fmt::format("[{}, {}]", detail::show(x.first), detail::show(x.second));
+  }
 };
-
-namespace detail {
-template <hookforge::run::named_enum E>
-std::string show(const E& x) {
-  return std::string(hookforge::run::name_of(x));
-}
-template <class A, class B>
-std::string show(const std::pair<A, B>& x) {
-  return fmt::format("[{}, {}]", show(x.first), show(x.second));
-}
-template <class T>
-  requires(std::is_arithmetic_v<T> || std::is_same_v<T, std::string>)
-std::string show(const std::vector<T>& x) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < x.size(); ++i) out += (i ? ", " : "") + show(x[i]);
-  return out + "]";
-}
-}  // namespace detail
 
 }  // namespace hookforge::config
