@@ -72,7 +72,7 @@ namespace detail {
 inline std::string closest_note(std::string_view name, std::span<const std::string_view> candidates,
                                 std::string_view when_empty = {}) {
   if (candidates.empty()) return std::string(when_empty);
-  return "closest: " + hookforge::detail::join(hookforge::detail::closest_names(name, candidates).first, ", ");
+  return "closest: " + hookforge::join_names(hookforge::closest_names(name, candidates).first, ", ");
 }
 
 inline std::string closest_note(std::string_view name, const std::vector<std::string>& candidates,

@@ -23,29 +23,30 @@ inline constexpr int LOWEST = 100;
 
 constexpr bool in_range(int value) { return value >= HIGHEST && value <= LOWEST; }
 
+/// A named level: the names configs write and tables print.
+struct level {
+  std::string_view name;
+  int value;
+};
+
+/// Every named level, highest first.
+inline constexpr level levels[] = {{"HIGHEST", HIGHEST}, {"VERY_HIGH", VERY_HIGH},
+                                   {"HIGH", HIGH},       {"ABOVE_NORMAL", ABOVE_NORMAL},
+                                   {"NORMAL", NORMAL},   {"BELOW_NORMAL", BELOW_NORMAL},
+                                   {"LOW", LOW},         {"VERY_LOW", VERY_LOW},
+                                   {"LOWEST", LOWEST}};
+
 /// "HIGH" -> 30; nullopt for an unknown name (config files name levels).
 constexpr std::optional<int> from_name(std::string_view name) {
-  struct level { std::string_view name; int value; };
-  constexpr level levels[] = {{"HIGHEST", HIGHEST}, {"VERY_HIGH", VERY_HIGH},
-                              {"HIGH", HIGH},       {"ABOVE_NORMAL", ABOVE_NORMAL},
-                              {"NORMAL", NORMAL},   {"BELOW_NORMAL", BELOW_NORMAL},
-                              {"LOW", LOW},         {"VERY_LOW", VERY_LOW},
-                              {"LOWEST", LOWEST}};
   for (const auto& l : levels)
     if (l.name == name) return l.value;
   return std::nullopt;
 }
 
-}  // namespace hookforge::priority
-
-namespace hookforge::priority {
-
 /// 30 -> "HIGH"; other values print as numbers.
 inline std::string name_of(int value) {
-  constexpr std::string_view names[] = {"HIGHEST", "VERY_HIGH", "HIGH", "ABOVE_NORMAL", "NORMAL",
-                                        "BELOW_NORMAL", "LOW", "VERY_LOW", "LOWEST"};
-  for (auto n : names)
-    if (from_name(n) == value) return std::string(n);
+  for (const auto& l : levels)
+    if (l.value == value) return std::string(l.name);
   return std::to_string(value);
 }
 

@@ -164,7 +164,7 @@ inline void apply_binding_map(erased_hook& hook, const binding_map& remap) {
       for (const auto& h : hook.handlers) names.push_back(h.method);
       throw binding_error(fmt::format(
           "hookforge: bindings: hook {} has no handler '{}' (its handlers: {})", hook.type_name,
-          method, detail::join(names, ", ")));
+          method, join_names(names, ", ")));
     }
   }
 }

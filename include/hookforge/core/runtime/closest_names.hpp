@@ -2,7 +2,10 @@
 //
 // One rule for every "did you mean" in hookforge: a point name a runtime hook binds to
 // (runtime_hooks.hpp), and in a config a `_target`, a parameter, a key, a priority level
-// (hookforge/config/). The nearest names are all those at the least edit distance.
+// (hookforge/config/), an option of hookforge-run. The nearest names are all those at the
+// least edit distance:
+//
+//   hookforge::closest_names("theads", names).first  // {"threads"}
 #pragma once
 
 #include <algorithm>
@@ -12,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace hookforge::detail {
+namespace hookforge {
 
 /// Levenshtein distance between two names.
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -43,4 +46,4 @@ inline std::pair<std::vector<std::string_view>, std::size_t> closest_names(
   return {best, least};
 }
 
-}  // namespace hookforge::detail
+}  // namespace hookforge

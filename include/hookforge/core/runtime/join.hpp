@@ -1,4 +1,7 @@
-// hookforge/core/runtime/join.hpp — names joined with a separator, for runtime messages.
+// hookforge/core/runtime/join.hpp — names joined with a separator, for messages: every
+// layer's list of names in an error ("a key of system (device, seed)") is made here.
+//
+//   hookforge::join_names(std::vector<std::string>{"a", "b"}, ", ")  // "a, b"
 //
 // fmt::join would need <fmt/format.h> (<fmt/ranges.h> from fmt 11 on), twice the
 // preprocessed size of <fmt/core.h>, which is all the runtime layer needs otherwise.
@@ -7,11 +10,11 @@
 #include <string>
 #include <string_view>
 
-namespace hookforge::detail {
+namespace hookforge {
 
 /// "a, b, c" from any range of things convertible to std::string_view.
 template <class Range>
-std::string join(const Range& names, std::string_view separator) {
+std::string join_names(const Range& names, std::string_view separator) {
   std::string out;
   bool first = true;
   for (const auto& name : names) {
@@ -22,4 +25,4 @@ std::string join(const Range& names, std::string_view separator) {
   return out;
 }
 
-}  // namespace hookforge::detail
+}  // namespace hookforge

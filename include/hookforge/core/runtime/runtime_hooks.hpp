@@ -67,7 +67,7 @@ inline std::string describe_unknown_point(std::string_view name, std::span<const
                                           std::string_view runner) {
   auto closest = closest_names(name, points).first;
   if (closest.empty()) return fmt::format("'{}'", name);
-  return fmt::format("'{}' (closest point of {}: {})", name, runner, detail::join(closest, ", "));
+  return fmt::format("'{}' (closest point of {}: {})", name, runner, join_names(closest, ", "));
 }
 
 /// A point name of a handler that is no point of the runner (see the rule above).
@@ -96,11 +96,11 @@ struct binding_plan {
   std::string unmatched_text(std::string_view hook, std::string_view runner) const {
     auto text = fmt::format("Hook {} declares handler method(s) (['{}']) but {} exposes no "
                             "matching HookPoint. Was this hook attached to the wrong target?",
-                            hook, detail::join(unmatched, "', '"), runner);
+                            hook, join_names(unmatched, "', '"), runner);
     if (!unknown.empty()) {
       std::vector<std::string_view> names;
       for (const auto& u : unknown) names.push_back(u.described);
-      text += fmt::format(" Unknown point name(s): {}.", detail::join(names, ", "));
+      text += fmt::format(" Unknown point name(s): {}.", join_names(names, ", "));
     }
     return text;
   }

@@ -32,6 +32,7 @@
 #include <torch/serialize/output-archive.h>
 #include <torch/utils.h>
 
+#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/checkpoint_format.hpp"
@@ -52,12 +53,6 @@ HOOKFORGE_INLINE std::string shape_string(c10::IntArrayRef sizes) {
   std::string out = "[";
   for (std::size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
   return out + "]";
-}
-
-HOOKFORGE_INLINE std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? std::string(sep) : "") + parts[i];
-  return out;
 }
 
 HOOKFORGE_INLINE std::string type_name(const torch::optim::Optimizer& optimizer) {
@@ -325,7 +320,7 @@ HOOKFORGE_INLINE checkpoint_reader::checkpoint_reader(std::filesystem::path path
   c10::IValue format, version;
   if (!root.try_read("format", format) || !format.isString() ||
       format.toStringRef() != detail::ckpt::format_name)
-    fail("not a hookforge checkpoint (top-level keys: " + detail::ckpt::join(root.keys(), ", ") +
+    fail("not a hookforge checkpoint (top-level keys: " + hookforge::join_names(root.keys(), ", ") +
          ")");
   if (!root.try_read("version", version) || !version.isInt() ||
       version.toInt() > std::int64_t{detail::ckpt::format_version})
@@ -355,7 +350,7 @@ HOOKFORGE_INLINE void checkpoint_reader::load_module(const std::string& name,
     match_tensors(section, "buffers", "buffer", module.named_buffers(true), problems, copies);
     if (!problems.empty())
       fail("section '" + name + "' does not match the module " + module.name() + ":\n  " +
-           detail::ckpt::join(problems, "\n  "));
+           hookforge::join_names(problems, "\n  "));
     torch::NoGradGuard no_grad;
     for (auto& [into, from] : copies) into.copy_(from);
   });
@@ -466,7 +461,7 @@ HOOKFORGE_INLINE std::vector<torch::serialize::InputArchive> checkpoint_reader::
   }
   if (!problems.empty())
     fail("section '" + name + "' does not match the optimizer " + have + ":\n  " +
-         detail::ckpt::join(problems, "\n  "));
+         hookforge::join_names(problems, "\n  "));
   return group_archives;
 }
 
@@ -551,7 +546,7 @@ HOOKFORGE_INLINE std::string checkpoint_reader::listing() const {
     sections_.try_read(n, section);
     parts.push_back(n + " (" + kind_of(section) + ")");
   }
-  return detail::ckpt::join(parts, ", ");
+  return hookforge::join_names(parts, ", ");
 }
 
 HOOKFORGE_INLINE void checkpoint_reader::match_tensors(

@@ -71,13 +71,6 @@ class checkpoint_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-namespace detail::ckpt {
-
-// The parts joined by `sep`.
-HOOKFORGE_INLINE std::string join(const std::vector<std::string>& parts, std::string_view sep);
-
-}  // namespace detail::ckpt
-
 class checkpoint_reader;
 
 class checkpoint_writer {
