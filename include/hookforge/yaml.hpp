@@ -9,5 +9,7 @@
 #include "hookforge/config/error.hpp"
 #include "hookforge/config/hooks.hpp"
 #include "hookforge/config/interpolation.hpp"
+#include "hookforge/config/keys.hpp"
 #include "hookforge/config/register.hpp"
 #include "hookforge/config/registry.hpp"
+#include "hookforge/config/section.hpp"

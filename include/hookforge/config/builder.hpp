@@ -16,6 +16,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <typeinfo>
@@ -27,6 +28,7 @@
 #include "hookforge/config/convert.hpp"
 #include "hookforge/config/document.hpp"
 #include "hookforge/config/error.hpp"
+#include "hookforge/config/keys.hpp"
 #include "hookforge/config/registry.hpp"
 
 namespace hookforge::config {
@@ -78,7 +80,10 @@ class builder {
     static_assert(readable<T>,
                   "hookforge::config: no value_traits<T> — declare T's kind (HOOKFORGE_DECLARE_KIND) "
                   "or specialise hookforge::config::value_traits<T>");
-    return value_traits<T>::read(*this, doc_->resolve(v));
+    if constexpr (readable<T>)
+      return value_traits<T>::read(*this, doc_->resolve(v));
+    else
+      throw std::logic_error("unreachable");  // the assertion above is the one message
   }
 
   template <class T>
@@ -156,18 +161,11 @@ class builder {
     if (!found->clashes.empty())
       throw config_error(target.where(), target.key(), fmt::format("{} name registered once", detail::a_kind(kind)),
                          fmt::format("'{}', registered by {} and {}", found->name, found->type,
-                                     hookforge::detail::join(found->clashes, ", ")));
+                                     hookforge::join_names(found->clashes, ", ")));
 
     std::vector<std::string> allowed{"_target", "params"};
     for (std::string_view k : kind_traits<Handle>::entry_keys) allowed.emplace_back(k);
-    for (const auto& item : entry.items()) {
-      bool known = false;
-      for (const auto& a : allowed) known = known || a == item.name;
-      if (!known)
-        throw config_error(item.key.where(), item.val.key(),
-                           fmt::format("a key of a {} entry ({})", kind, hookforge::detail::join(allowed, ", ")),
-                           detail::quote(item.name), detail::closest_note(item.name, allowed));
-    }
+    check_keys(entry, known_keys{.what = fmt::format("a key of a {} entry", kind), .names = std::move(allowed)});
 
     try {
       return found->build(*this, entry);

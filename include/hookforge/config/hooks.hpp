@@ -17,11 +17,12 @@
 // HOOKFORGE_HOOK_CONTEXTS(Type, Ctx...) adds contexts to a registered class, e.g. for
 // a runner of yours. A component reads its hooks as a `hook_list<Runner>`: each entry
 // becomes an `any_hook<Runner::Ctx>` and is checked against the runner's points before
-// anything runs — a hook not registered for the runner's context, a handler that cannot
-// take it, or a config-written point name that is no point of the runner (reported with
-// the closest names, by core/runtime/runtime_hooks.hpp's rule) is a config_error; a hook
-// whose handlers match no point of the runner gets SR-Forge's warning with its location
-// (an error with build_options::strict).
+// anything runs — a handler that cannot take it, or a config-written point name that is no
+// point of the runner (reported with the closest names, by core/runtime/runtime_hooks.hpp's
+// rule) is a config_error; a hook none of whose handlers can fire there — they match no
+// point of the runner, or the hook is not registered for the runner's context — gets
+// SR-Forge's wrong-target warning with its location and is left out (an error with
+// build_options::strict).
 //
 // Ranks. In a data-parallel run every rank builds the same config (build_options::rank
 // says which it is). A hook with side effects (files, console, checkpoints, plots) should
@@ -53,6 +54,7 @@
 #include "hookforge/config/builder.hpp"
 #include "hookforge/config/convert.hpp"
 #include "hookforge/config/error.hpp"
+#include "hookforge/config/keys.hpp"
 #include "hookforge/config/register.hpp"
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/hook_traits.hpp"
@@ -63,6 +65,7 @@
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/core/type_name.hpp"
 #include "hookforge/core/wrappers/filter.hpp"
+#include "hookforge/core/wrappers/gate.hpp"
 #include "hookforge/core/wrappers/wrapper.hpp"
 
 namespace hookforge::config {
@@ -74,10 +77,14 @@ struct priority_level {
 
 template <>
 struct value_traits<priority_level> {
-  static constexpr std::string_view levels[] = {"HIGHEST", "VERY_HIGH",    "HIGH", "ABOVE_NORMAL", "NORMAL",
-                                                "BELOW_NORMAL", "LOW", "VERY_LOW", "LOWEST"};
+  static std::vector<std::string_view> names() {
+    std::vector<std::string_view> out;
+    for (const auto& l : priority::levels) out.push_back(l.name);
+    return out;
+  }
   static std::string expected() {
-    return fmt::format("a priority level ({}) or an integer in [0, 100]", hookforge::detail::join(levels, ", "));
+    return fmt::format("a priority level ({}) or an integer in [{}, {}]", hookforge::join_names(names(), ", "),
+                       priority::HIGHEST, priority::LOWEST);
   }
   template <class B>
   static priority_level read(B&, const value& v) {
@@ -93,7 +100,9 @@ struct value_traits<priority_level> {
       if (ec == std::errc{} && end == s.data() + s.size() && priority::in_range(n)) return {n};
       detail::wrong(v, expected());
     }
-    throw config_error(v.where(), v.key(), expected(), v.describe(), detail::closest_note(s, levels));
+    auto candidates = names();
+    throw config_error(v.where(), v.key(), expected(), v.describe(),
+                       detail::closest_note(s, std::span<const std::string_view>(candidates)));
   }
 };
 
@@ -115,6 +124,14 @@ class shared_hook : public hookforge::detail::wrapper_base<H, /*ByReference=*/tr
   std::shared_ptr<H> keep_;
 };
 
+/// The hook `object` (an H) in a gated_hook that never runs: dist::rank_zero_only's policy,
+/// so bindings, priority and state key stay as on rank 0.
+template <class H>
+std::shared_ptr<void> silenced(std::shared_ptr<void> object) {
+  return std::make_shared<gated_hook<shared_hook<H>>>(shared_hook<H>(std::static_pointer_cast<H>(std::move(object))),
+                                                      /*enabled=*/false);
+}
+
 template <class Ctx>
 using hook_eraser = any_hook<Ctx> (*)(const std::shared_ptr<void>&, const hook_options&);
 
@@ -128,8 +145,12 @@ struct hook_type {
   std::string name;
   std::vector<std::string> methods;   ///< its handlers
   std::vector<std::string> contexts;  ///< the contexts it was registered for, as named
-  std::map<std::type_index, std::any> plain, filtered;  ///< context -> hook_eraser<Ctx>
+  /// context -> hook_eraser<Ctx>: the hook as built, with its event filter, and each of
+  /// the two gated (rank_zero_only on a rank but 0)
+  std::map<std::type_index, std::any> plain, filtered, gated_plain, gated_filtered;
   std::shared_ptr<void> (*filter)(std::shared_ptr<void>, event_filter) = nullptr;
+  /// The object (filtered or not) in a gated_hook that never runs.
+  std::shared_ptr<void> (*silence)(std::shared_ptr<void>, bool filtered) = nullptr;
   bool rank_zero_only = false;  ///< the class's default for `rank_zero_only:`
 };
 
@@ -147,6 +168,10 @@ hook_type& hook_type_of() {
       return std::make_shared<filtered_hook<shared_hook<H>>>(shared_hook<H>(std::static_pointer_cast<H>(object)),
                                                              std::move(f));
     };
+    t.silence = [](std::shared_ptr<void> object, bool filtered) -> std::shared_ptr<void> {
+      if (filtered) return silenced<filtered_hook<shared_hook<H>>>(std::move(object));
+      return silenced<H>(std::move(object));
+    };
     return t;
   }();
   return type;
@@ -160,17 +185,20 @@ void register_hook_contexts() {
   static_assert(has_bindings<H>,
                 "hookforge::config: only hooks (classes with `static constexpr auto bindings`) can be "
                 "registered as hooks");
-  auto& type = detail::hook_type_of<H>();
-  (
-      [&] {
-        auto [it, inserted] = type.plain.emplace(typeid(Ctx), detail::hook_eraser<Ctx>(&detail::erase_hook<H, Ctx>));
-        (void)it;
-        if (!inserted) return;
-        type.filtered.emplace(typeid(Ctx),
-                              detail::hook_eraser<Ctx>(&detail::erase_hook<filtered_hook<detail::shared_hook<H>>, Ctx>));
-        type.contexts.emplace_back(type_name<Ctx>());
-      }(),
-      ...);
+  if constexpr (has_bindings<H>) {  // else the assertion above is the one message
+    auto& type = detail::hook_type_of<H>();
+    auto add = [&]<class C>() {
+      if (!type.plain.emplace(typeid(C), detail::hook_eraser<C>(&detail::erase_hook<H, C>)).second) return;
+      using shared = detail::shared_hook<H>;
+      using filtered = filtered_hook<shared>;
+      type.filtered.emplace(typeid(C), detail::hook_eraser<C>(&detail::erase_hook<filtered, C>));
+      type.gated_plain.emplace(typeid(C), detail::hook_eraser<C>(&detail::erase_hook<gated_hook<shared>, C>));
+      type.gated_filtered.emplace(
+          typeid(C), detail::hook_eraser<C>(&detail::erase_hook<gated_hook<detail::shared_hook<filtered>>, C>));
+      type.contexts.emplace_back(type_name<C>());
+    };
+    (add.template operator()<Ctx>(), ...);
+  }
 }
 
 /// Make rank_zero_only the default of hook class H's entries (see the top of this header).
@@ -203,21 +231,31 @@ class hook_handle {
 
   /// This hook as an any_hook for `component` (whose points are `points`), checked:
   /// see the top of this header. `use`/`use_key` is where the component lists it.
+  /// Nothing when none of its handlers can fire there (SR-Forge's wrong-target warning).
   template <class Ctx>
-  any_hook<Ctx> for_component(std::string_view component, std::span<const std::string_view> points,
-                              bool strict, const location& use, const std::string& use_key) const {
-    auto got_hook = [&] {
-      return use_key == key_ ? fmt::format("hook {}", name()) : fmt::format("hook {} ({})", name(), key_);
-    };
+  std::optional<any_hook<Ctx>> for_component(std::string_view component, std::span<const std::string_view> points,
+                                             bool strict, const location& use, const std::string& use_key) const {
     const auto& erasers = filtered_ ? type_->filtered : type_->plain;
     auto it = erasers.find(typeid(Ctx));
-    if (it == erasers.end())
-      throw config_error(use, use_key,
-                         fmt::format("a hook registered for the context of {} ({})", component, type_name<Ctx>()),
-                         fmt::format("{}, registered for {}", got_hook(),
-                                     type_->contexts.empty() ? std::string("no context")
-                                                             : hookforge::detail::join(type_->contexts, ", ")),
-                         "register it for that context with HOOKFORGE_HOOK_CONTEXTS");
+    if (it == erasers.end()) {
+      // Not registered for this context: none of its handlers can fire here, the case a
+      // hook with no matching point is; one answer for both.
+      const std::string contexts =
+          type_->contexts.empty() ? std::string("no context") : hookforge::join_names(type_->contexts, ", ");
+      if (strict)
+        throw config_error(use, use_key,
+                           fmt::format("a hook registered for the context of {} ({})", component, type_name<Ctx>()),
+                           fmt::format("{}, registered for {}",
+                                       use_key == key_ ? fmt::format("hook {}", name())
+                                                       : fmt::format("hook {} ({})", name(), key_),
+                                       contexts),
+                           "register it for that context with HOOKFORGE_HOOK_CONTEXTS");
+      warn(fmt::format("{}:{}:{}: {}: Hook {} is registered for {}, but {} runs with {}: none of its handlers "
+                       "can fire there, so it is left out. Was this hook attached to the wrong target? (Register "
+                       "it for that context with HOOKFORGE_HOOK_CONTEXTS.)",
+                       use.file, use.line, use.column, use_key, name(), contexts, component, type_name<Ctx>()));
+      return std::nullopt;
+    }
     auto erase = std::any_cast<detail::hook_eraser<Ctx>>(it->second);
     std::optional<any_hook<Ctx>> hook;
     try {
@@ -236,17 +274,17 @@ class hook_handle {
         if (const auto* origin = origin_of(issue.method); origin && origin->written(issue.point))
           throw config_error(origin->where, origin->key,
                              fmt::format("a point of {} ({}) or a built-in point", component,
-                                         hookforge::detail::join(points, ", ")),
+                                         hookforge::join_names(points, ", ")),
                              detail::quote(issue.point), detail::closest_note(issue.point, points));
     for (const auto& text : plan.reports(name(), component)) {
       if (strict) throw config_error(use, use_key, fmt::format("a hook that binds to points of {}", component), text);
       warn(fmt::format("{}:{}:{}: {}: {}", use.file, use.line, use.column, use_key, text));
     }
     if (silenced_) {
-      // Checked as written above; attached with every handler disabled (not on rank 0).
-      hook_options off = options_;
-      for (const auto& method : type_->methods) off.bindings[method] = {};
-      return erase(object_, off);
+      // Checked as written above; attached gated off (a rank but 0), bindings as on rank 0.
+      const auto& gated = filtered_ ? type_->gated_filtered : type_->gated_plain;
+      auto erase_gated = std::any_cast<detail::hook_eraser<Ctx>>(gated.at(typeid(Ctx)));
+      return erase_gated(type_->silence(object_, filtered_), options_);
     }
     return std::move(*hook);
   }
@@ -331,13 +369,9 @@ struct kind_traits<hook_handle> {
     if (!map.is_map())
       throw config_error(map.where(), map.key(), "a mapping of method: point | [points] | null", map.describe());
     const auto& methods = h.type_->methods;
+    check_keys(map, known_keys{.what = fmt::format("a handler of {}", h.type_->name),
+                               .names = {methods.begin(), methods.end()}});
     for (const auto& item : map.items()) {
-      bool known = false;
-      for (const auto& m : methods) known = known || m == item.name;
-      if (!known)
-        throw config_error(item.key.where(), item.val.key(),
-                           fmt::format("a handler of {} ({})", h.type_->name, hookforge::detail::join(methods, ", ")),
-                           detail::quote(item.name), detail::closest_note(item.name, methods));
       value target = b.doc().resolve(item.val);
       std::vector<std::string> points;
       if (target.is_null()) {
@@ -387,7 +421,7 @@ struct kind_traits<hook_handle> {
         if (before) others.push_back("before");
         if (after) others.push_back("after");
         throw config_error(once->where(), once->key(), "once alone (Ignite's rule: not with every, before or after)",
-                           fmt::format("once with {}", hookforge::detail::join(others, ", ")));
+                           fmt::format("once with {}", hookforge::join_names(others, ", ")));
       }
     }
     try {
@@ -424,9 +458,9 @@ struct value_traits<hook_list<Runner>> {
     if (!v.is_sequence()) detail::wrong(v, expected());
     for (const auto& e : v.elements()) {
       auto handle = b.template build<hook_handle>(e);
-      out.items.push_back({handle.template for_component<context_of<Runner>>(
-                               runner_name<Runner>(), points_of<Runner>::names, b.options().strict, e.where(), e.key()),
-                           e.where(), e.key()});
+      auto hook = handle.template for_component<context_of<Runner>>(runner_name<Runner>(), points_of<Runner>::names,
+                                                                    b.options().strict, e.where(), e.key());
+      if (hook) out.items.push_back({std::move(*hook), e.where(), e.key()});
     }
     return out;
   }

@@ -44,6 +44,7 @@
 
 #include "hookforge/config/builder.hpp"
 #include "hookforge/config/convert.hpp"
+#include "hookforge/config/keys.hpp"
 #include "hookforge/config/registry.hpp"
 #include "hookforge/core/type_name.hpp"
 
@@ -74,6 +75,17 @@ struct field_spec {
   std::string_view name;
   M Opts::*member;
   bool required = false;
+  bool (*valid)(const M&) = nullptr;  ///< nullptr: every value of type M is valid
+  std::string_view valid_expected{};   ///< what `valid` accepts, for the message
+
+  /// The field, accepting only values `pred` holds for; others are a config_error at the
+  /// value, "expected <expected>": `field("threads", &o::threads).check(non_negative, "...")`.
+  field_spec check(bool (*pred)(const M&), std::string_view expected) const {
+    field_spec f = *this;
+    f.valid = pred;
+    f.valid_expected = expected;
+    return f;
+  }
 };
 
 template <class Opts, class M>
@@ -91,10 +103,13 @@ struct options_spec {
   std::tuple<F...> fields;
 };
 template <class Opts, class... F>
-options_spec<Opts, F...> options(F... fields) {
+auto options(F... fields) {
   static_assert((std::is_same_v<typename F::options_type, Opts> && ...),
                 "hookforge::config::options<Opts>: every field must be a member of Opts");
-  return {{std::move(fields)...}};
+  if constexpr ((std::is_same_v<typename F::options_type, Opts> && ...))
+    return options_spec<Opts, F...>{{std::move(fields)...}};
+  else
+    return options_spec<Opts>{};  // the assertion above is the one message
 }
 
 /// Construct with `fn(params...)` instead of the constructor. `fn` returns the class, a
@@ -117,7 +132,10 @@ struct object_kind {
   static std::shared_ptr<Base> wrap(builder&, const value&, const std::optional<value>&, std::shared_ptr<T> object) {
     static_assert(std::is_convertible_v<T*, Base*>,
                   "hookforge::config: a class registered under an object kind must derive from its base");
-    return std::shared_ptr<Base>(std::move(object));
+    if constexpr (std::is_convertible_v<T*, Base*>)
+      return std::shared_ptr<Base>(std::move(object));
+    else
+      return nullptr;  // the assertion above is the one message
   }
 };
 
@@ -156,6 +174,14 @@ inline std::vector<std::string> names_of(const std::vector<param_info>& params) 
   return out;
 }
 
+/// Reads field `f` of `out` from `v`, checked by f.valid.
+template <class Opts, class M>
+void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>& f) {
+  M x = b.template read<M>(v);
+  if (f.valid && !f.valid(x)) throw config_error(v.where(), v.key(), std::string(f.valid_expected), v.describe());
+  out.*(f.member) = std::move(x);
+}
+
 /// Reads the parameters of one entry: checks the names, then each value in turn.
 class param_reader {
  public:
@@ -172,18 +198,10 @@ class param_reader {
       }
     }
     if (!params_) return;
-    auto names = names_of(params);
-    for (const auto& item : params_->items()) {
-      bool known = false;
-      for (const auto& n : names) known = known || n == item.name;
-      for (auto r : reserved) known = known || r == item.name;
-      if (!known)
-        throw config_error(item.key.where(), item.val.key(),
-                           names.empty() ? fmt::format("no parameters ({} takes none)", class_name)
-                                         : fmt::format("a parameter of {} ({})", class_name,
-                                                       hookforge::detail::join(names, ", ")),
-                           detail::quote(item.name), names.empty() ? std::string() : closest_note(item.name, names));
-    }
+    check_keys(*params_, known_keys{.what = fmt::format("a parameter of {}", class_name),
+                                    .names = names_of(params),
+                                    .unlisted = reserved,
+                                    .if_none = fmt::format("no parameters ({} takes none)", class_name)});
   }
 
   const std::optional<value>& params() const { return params_; }
@@ -212,7 +230,7 @@ class param_reader {
   template <class Opts, class M>
   void read(Opts& out, const field_spec<Opts, M>& f) {
     if (auto v = find(f.name))
-      out.*(f.member) = b_.template read<M>(*v);
+      read_field(b_, *v, out, f);
     else if (f.required)
       missing(f.name, value_traits<M>::expected());
   }
@@ -243,20 +261,41 @@ template <class T>
 struct construct_default {
   template <class... A>
   std::shared_ptr<T> operator()(A&&... args) const {
-    static_assert(std::is_constructible_v<T, A...>,
-                  "hookforge::config: the registered class has no constructor taking the registered "
-                  "parameters in this order and of these types");
-    return std::make_shared<T>(std::forward<A>(args)...);
+    if constexpr (std::is_constructible_v<T, A...>)
+      return std::make_shared<T>(std::forward<A>(args)...);
+    else
+      return nullptr;  // register_entry reported it, at the registration
   }
+};
+
+/// The values the parameters give, in order: the args' types, or one options aggregate.
+template <class... S>
+struct spec_values {
+  template <class T>
+  static constexpr bool construct = true;  // a mix: make_object's assertion reports it
+};
+template <class... T>
+struct spec_values<arg<T>...> {
+  template <class U>
+  static constexpr bool construct = std::is_constructible_v<U, T...>;
+};
+template <class Opts, class... F>
+struct spec_values<options_spec<Opts, F...>> {
+  template <class U>
+  static constexpr bool construct = std::is_constructible_v<U, Opts>;
 };
 
 template <class T, class Maker, class... S>
 std::shared_ptr<T> make_object(param_reader& r, const Maker& maker, const S&... specs) {
   static_assert((is_arg<S> && ...),
                 "hookforge::config: parameters are arg<T>(...)s, or one options<Opts>(...) alone");
-  // Braces: the parameters are read in order, so the first mistake is reported first.
-  std::tuple<typename S::type...> values{r.read(specs)...};
-  return std::apply([&](auto&&... v) { return to_shared<T>(maker(std::move(v)...)); }, std::move(values));
+  if constexpr ((is_arg<S> && ...)) {
+    // Braces: the parameters are read in order, so the first mistake is reported first.
+    std::tuple<typename S::type...> values{r.read(specs)...};
+    return std::apply([&](auto&&... v) { return to_shared<T>(maker(std::move(v)...)); }, std::move(values));
+  } else {
+    return std::shared_ptr<T>();  // the assertion above is the one message
+  }
 }
 
 template <class T, class Maker, class Opts, class... F>
@@ -279,21 +318,25 @@ template <class Kind, class T, class Maker, class... S>
 bool register_with(std::string_view name, std::string_view file, int line, Maker maker, S... specs) {
   using Handle = typename Kind::handle;
   static_assert(kind_handle<Handle>, "hookforge::config: the kind's handle has no kind_traits");
-  if constexpr (requires { Kind::template on_register<T>(); }) Kind::template on_register<T>();
-  registry_entry<Handle> e;
-  e.name = std::string(name);
-  e.type = std::string(type_name<T>());
-  e.site = fmt::format("{}:{}", file, line);
-  (add_params(e.params, specs), ...);
-  e.build = [maker = std::move(maker), params = e.params, specs...](builder& b, const value& entry) -> Handle {
-    auto name_value = entry.find("_target");
-    std::string class_name = name_value ? name_value->scalar() : std::string(short_type_name<T>());
-    param_reader reader(b, entry, class_name, params, kind_traits<Handle>::reserved_params);
-    auto object = make_object<T>(reader, maker, specs...);
-    return kind_traits<Handle>::template wrap<T>(b, entry, reader.params(), std::move(object));
-  };
-  registry<Handle>::instance().add(std::move(e));
-  return true;
+  if constexpr (!kind_handle<Handle>) {
+    return false;  // the assertion above is the one message
+  } else {
+    if constexpr (requires { Kind::template on_register<T>(); }) Kind::template on_register<T>();
+    registry_entry<Handle> e;
+    e.name = std::string(name);
+    e.type = std::string(type_name<T>());
+    e.site = fmt::format("{}:{}", file, line);
+    (add_params(e.params, specs), ...);
+    e.build = [maker = std::move(maker), params = e.params, specs...](builder& b, const value& entry) -> Handle {
+      auto name_value = entry.find("_target");
+      std::string class_name = name_value ? name_value->scalar() : std::string(short_type_name<T>());
+      param_reader reader(b, entry, class_name, params, kind_traits<Handle>::reserved_params);
+      auto object = make_object<T>(reader, maker, specs...);
+      return kind_traits<Handle>::template wrap<T>(b, entry, reader.params(), std::move(object));
+    };
+    registry<Handle>::instance().add(std::move(e));
+    return true;
+  }
 }
 
 template <class... S>
@@ -309,11 +352,21 @@ bool register_entry(std::string_view name, std::string_view file, int line, S...
   if constexpr (first_is_factory<S...>()) {
     return [&]<class F, class... Rest>(factory_spec<F> f, Rest... rest) {
       static_assert(!(is_factory<Rest> || ...), "hookforge::config: give at most one factory, first");
-      return register_with<Kind, T>(name, file, line, std::move(f.fn), std::move(rest)...);
+      if constexpr ((is_factory<Rest> || ...))
+        return false;  // the assertion above is the one message
+      else
+        return register_with<Kind, T>(name, file, line, std::move(f.fn), std::move(rest)...);
     }(std::move(specs)...);
   } else {
     static_assert(!(is_factory<S> || ...), "hookforge::config: the factory comes first, before the parameters");
-    return register_with<Kind, T>(name, file, line, construct_default<T>{}, std::move(specs)...);
+    constexpr bool constructible = spec_values<S...>::template construct<T>;
+    static_assert((is_factory<S> || ...) || constructible,
+                  "hookforge::config: the registered class has no constructor taking the registered "
+                  "parameters in this order and of these types");
+    if constexpr ((is_factory<S> || ...) || !constructible)
+      return false;  // the assertion above is the one message
+    else
+      return register_with<Kind, T>(name, file, line, construct_default<T>{}, std::move(specs)...);
   }
 }
 
