@@ -33,6 +33,7 @@
 #include "hookforge/torch/metrics/accuracy.hpp"
 #include "hookforge/torch/metrics/mae.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/metrics/mse.hpp"
 #include "hookforge/torch/metrics/psnr.hpp"
 #include "hookforge/torch/metrics/ssim.hpp"

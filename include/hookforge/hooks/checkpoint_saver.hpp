@@ -49,7 +49,7 @@
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/torch/io/state_map.hpp"
-#include "hookforge/hooks/metric_rule.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/hooks/detail/sha256.hpp"

@@ -11,7 +11,7 @@
 //     count; any other score (NaN too, when check_finite is off) adds one, and `patience`
 //     of them in a row stop the run.
 // "Better" is the rule (greater / less), inferred from the monitor's name when not given
-// (hooks/metric_rule.hpp). The stop goes through ctx.request_stop with a reason naming
+// (torch/metrics/metric_rule.hpp). The stop goes through ctx.request_stop with a reason naming
 // the score and the values; a stop already requested this epoch keeps its reason.
 // A monitor missing from the validation scores is a warning (once), or an error when
 // `strict`. The best score, its epoch and the count are the hook's state_dict, so a
@@ -35,7 +35,7 @@
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/torch/io/state_map.hpp"
-#include "hookforge/hooks/metric_rule.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 

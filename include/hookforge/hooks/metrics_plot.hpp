@@ -9,8 +9,9 @@
 // At on_trainer_epoch_finished (every `interval` epochs) and at on_training_finished (when
 // the last epoch was not drawn yet) it reads `<dir>/metrics.csv` and draws `<dir>/metrics.png`
 // (dir: `out_dir`, default the trainer's work_dir): x is the `epoch` column; a panel per
-// word of `panels` (default "loss" and "psnr") holds every column whose name contains the
-// word, ignoring case (train_loss and val_loss; val_psnr and val_bicubic_psnr). A panel
+// word of `panels` (default "loss" and "psnr") holds every column whose name has the word
+// as a whole word, ignoring case (train_loss and val_loss; val_psnr and val_bicubic_psnr;
+// not "closs"), as metric_rule.hpp reads names. A panel
 // with no such column is left out; a panel whose values are all positive and span a
 // factor of 10 or more has a logarithmic y axis. Empty, NaN and infinite cells are skipped,
 // so a score validated every N epochs is one line through its points.
@@ -30,7 +31,6 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -43,16 +43,8 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
-
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -60,11 +52,11 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
-#include "hookforge/hooks/loss_logger.hpp"
+#include "hookforge/hooks/detail/metrics_table.hpp"
+#include "hookforge/hooks/detail/subprocess.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
-
-extern char** environ;
 
 namespace hookforge {
 
@@ -104,12 +96,6 @@ inline std::optional<double> number(std::string_view text) {
   return value;
 }
 
-inline std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 /// The panels of a CSV table (header first) with `epoch` as x; nullopt without an epoch column.
 inline std::optional<std::vector<panel>> panels_of(const std::vector<std::vector<std::string>>& records,
                                                    const std::vector<std::string>& words) {
@@ -121,9 +107,8 @@ inline std::optional<std::vector<panel>> panels_of(const std::vector<std::vector
   std::vector<panel> out;
   for (const auto& word : words) {
     panel p{word, {}};
-    const auto key = lower(word);
     for (std::size_t column = 0; column < header.size(); ++column) {
-      if (column == x || key.empty() || lower(header[column]).find(key) == std::string::npos) continue;
+      if (column == x || !metric_has_word(header[column], word)) continue;
       series s{header[column], {}};
       for (std::size_t i = 1; i < records.size(); ++i) {
         const auto& r = records[i];
@@ -188,85 +173,6 @@ inline std::string script(const std::vector<panel>& panels, const std::filesyste
   return s + "unset output\n";
 }
 
-/// A temporary file that removes itself.
-class temp_file {
- public:
-  explicit temp_file(std::string_view stem) {
-    std::string name = (std::filesystem::temp_directory_path() / (std::string(stem) + "-XXXXXX")).string();
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) throw std::system_error(errno, std::generic_category(), "MetricsPlot: cannot create a temporary file");
-    ::close(fd);
-    path_ = name;
-  }
-  temp_file(const temp_file&) = delete;
-  temp_file& operator=(const temp_file&) = delete;
-  ~temp_file() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-/// What running a program gave.
-struct run_result {
-  bool started = false;
-  int spawn_error = 0;  ///< posix_spawnp's error when not started (ENOENT: not in PATH)
-  std::string status;   ///< "" for exit status 0; else "exit status N", "signal N", "no exit within N s (killed)"
-  std::string output;   ///< its stdout and stderr together
-};
-
-/// Run `argv` (looked up in PATH, no shell) with stdin from /dev/null, its output collected,
-/// killed past `timeout_seconds`.
-inline run_result run(const std::vector<std::string>& argv, double timeout_seconds) {
-  run_result result;
-  temp_file log("hookforge-plot-log");
-  posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_addopen(&actions, 1, log.path().c_str(), O_WRONLY | O_TRUNC, 0);
-  ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  ::posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) {
-    result.spawn_error = error;
-    return result;
-  }
-  result.started = true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  int status = 0;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      result.status = fmt::format("waitpid failed: {}", std::strerror(errno));
-      return result;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      result.status = fmt::format("no exit within {} s (killed)", timeout_seconds);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (result.status.empty()) {
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-      result.status = fmt::format("exit status {}", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-      result.status = fmt::format("signal {}", WTERMSIG(status));
-  }
-  result.output = logger::read_text(log.path());
-  return result;
-}
-
 /// The last non-empty line of `text`.
 inline std::string last_line(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
@@ -316,18 +222,19 @@ class MetricsPlot {
     if (!std::filesystem::exists(csv))
       return fail(fmt::format("MetricsPlot: no '{}' to draw (attach a LossLogger); no {}", csv.string(),
                               options_.filename));
-    auto panels = detail::plot::panels_of(detail::logger::parse_csv(detail::logger::read_text(csv)), options_.panels);
+    auto panels =
+        detail::plot::panels_of(detail::metrics_table::parse_csv(detail::metrics_table::read_text(csv)), options_.panels);
     if (!panels) return fail(fmt::format("MetricsPlot: '{}' has no epoch column; no {}", csv.string(), options_.filename));
     if (panels->empty()) return false;  // nothing to draw yet
     try {
       write_file_atomically(image, [&](const std::filesystem::path& tmp) {
-        detail::plot::temp_file script("hookforge-plot-gp");
+        detail::subprocess::temp_file script("hookforge-plot-gp");
         {
           std::ofstream out(script.path(), std::ios::binary);
           out << detail::plot::script(*panels, tmp, options_);
           if (!out.flush()) throw std::runtime_error("cannot write the gnuplot script");
         }
-        auto ran = detail::plot::run({options_.gnuplot, script.path().string()}, options_.timeout_seconds);
+        auto ran = detail::subprocess::run({options_.gnuplot, script.path().string()}, options_.timeout_seconds);
         if (!ran.started) throw spawn_failure(ran.spawn_error);
         if (!ran.status.empty()) {
           auto last = detail::plot::last_line(ran.output);

@@ -17,8 +17,12 @@ namespace hookforge {
 /// closed form (used here) runs at the base lr from epoch 0. Neither is a useful schedule.
 class ConstantLR : public detail::closed_form_scheduler {
  public:
-  explicit ConstantLR(torch::optim::Optimizer& optimizer, double factor = 1.0 / 3.0,
-                      std::int64_t total_iters = 5);
+  // PyTorch's defaults, which hookforge-run's registration shows too.
+  static constexpr double default_factor = 1.0 / 3.0;
+  static constexpr std::int64_t default_total_iters = 5;
+
+  explicit ConstantLR(torch::optim::Optimizer& optimizer, double factor = default_factor,
+                      std::int64_t total_iters = default_total_iters);
 
   HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;

@@ -15,7 +15,10 @@ namespace hookforge {
 /// (no restarts; past T_max the cosine keeps going, as Python's closed form).
 class CosineAnnealingLR : public detail::closed_form_scheduler {
  public:
-  CosineAnnealingLR(torch::optim::Optimizer& optimizer, std::int64_t T_max, double eta_min = 0.0);
+  static constexpr double default_eta_min = 0.0;  // PyTorch's, as the others below
+
+  CosineAnnealingLR(torch::optim::Optimizer& optimizer, std::int64_t T_max,
+                    double eta_min = default_eta_min);
 
   HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;

@@ -13,8 +13,13 @@ namespace hookforge {
 /// Linear warm-up: lr = base_lr * (start + (end - start) * min(epoch, total_iters) / total_iters).
 class LinearLR : public detail::closed_form_scheduler {
  public:
-  explicit LinearLR(torch::optim::Optimizer& optimizer, double start_factor = 1.0 / 3.0,
-                    double end_factor = 1.0, std::int64_t total_iters = 5);
+  static constexpr double default_start_factor = 1.0 / 3.0;
+  static constexpr double default_end_factor = 1.0;
+  static constexpr std::int64_t default_total_iters = 5;
+
+  explicit LinearLR(torch::optim::Optimizer& optimizer, double start_factor = default_start_factor,
+                    double end_factor = default_end_factor,
+                    std::int64_t total_iters = default_total_iters);
 
   HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;

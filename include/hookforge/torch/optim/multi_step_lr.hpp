@@ -15,8 +15,10 @@ namespace hookforge {
 /// lr = base_lr * gamma^(number of milestones <= epoch); a milestone listed twice counts twice.
 class MultiStepLR : public detail::closed_form_scheduler {
  public:
+  static constexpr double default_gamma = 0.1;
+
   MultiStepLR(torch::optim::Optimizer& optimizer, std::vector<std::int64_t> milestones,
-              double gamma = 0.1);
+              double gamma = default_gamma);
 
   HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;

@@ -113,17 +113,16 @@ HOOKFORGE_INLINE bool ReduceLROnPlateau::parse_choice(const c10::IValue& value, 
   return text == second;
 }
 
-HOOKFORGE_INLINE double ReduceLROnPlateau::worst_value() const {
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  return options_.mode == plateau_mode::min ? inf : -inf;
+HOOKFORGE_INLINE metric_rule ReduceLROnPlateau::rule() const {
+  return options_.mode == plateau_mode::min ? metric_rule::less : metric_rule::greater;
 }
 
+HOOKFORGE_INLINE double ReduceLROnPlateau::worst_value() const { return worst_score(rule()); }
+
 HOOKFORGE_INLINE bool ReduceLROnPlateau::is_better(double current, double best) const {
-  const bool rel = options_.threshold_mode == plateau_threshold_mode::rel;
-  if (options_.mode == plateau_mode::min) {
-    return rel ? current < best * (1.0 - options_.threshold) : current < best - options_.threshold;
-  }
-  return rel ? current > best * (options_.threshold + 1.0) : current > best + options_.threshold;
+  return options_.threshold_mode == plateau_threshold_mode::rel
+             ? is_better_relative(rule(), current, best, options_.threshold)
+             : hookforge::is_better(rule(), current, best, options_.threshold);
 }
 
 HOOKFORGE_INLINE void ReduceLROnPlateau::reduce_lrs() {

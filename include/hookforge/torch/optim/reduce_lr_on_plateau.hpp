@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hookforge/core/config.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {
@@ -60,6 +61,7 @@ class ReduceLROnPlateau : public lr_scheduler {
   // false for `first`, true for `second`; anything else is a corrupt state_dict.
   static bool parse_choice(const c10::IValue& value, const char* first, const char* second);
 
+  metric_rule rule() const;  // min: less is better; max: greater
   double worst_value() const;
 
   bool is_better(double current, double best) const;

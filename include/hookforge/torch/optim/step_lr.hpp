@@ -13,7 +13,9 @@ namespace hookforge {
 /// lr = base_lr * gamma^(epoch / step_size): decays by gamma every step_size epochs.
 class StepLR : public detail::closed_form_scheduler {
  public:
-  StepLR(torch::optim::Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
+  static constexpr double default_gamma = 0.1;
+
+  StepLR(torch::optim::Optimizer& optimizer, std::int64_t step_size, double gamma = default_gamma);
 
   HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;

@@ -142,10 +142,8 @@ HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path, const 
   out.save(path);
 }
 
-HOOKFORGE_INLINE void check_sections(const named_modules& modules,
-                                     const std::vector<named_optimizer>& optimizers) {
-  std::vector<std::string> names{"trainer", "last_val_scores", "scheduler", "stop_condition",
-                                 "training_runner", "validation_runner", "extra", "rng"};
+HOOKFORGE_INLINE void check_sections(const named_modules& modules, const std::vector<named_optimizer>& optimizers,
+                                     std::vector<std::string> names) {
   auto add = [&](const std::string& name, std::string_view what) {
     if (std::find(names.begin(), names.end(), name) != names.end())
       throw std::invalid_argument("Trainer: " + std::string(what) + " '" + name +

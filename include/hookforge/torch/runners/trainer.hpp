@@ -38,6 +38,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -189,8 +190,8 @@ HOOKFORGE_INLINE state_map scores_state(const epoch_scores& scores);
 HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state);
 /// The checkpoint's module and optimiser sections are distinct from each other and from
 /// the trainer's own sections; no optimiser is null. std::invalid_argument otherwise.
-HOOKFORGE_INLINE void check_sections(const named_modules& modules,
-                                     const std::vector<named_optimizer>& optimizers);
+HOOKFORGE_INLINE void check_sections(const named_modules& modules, const std::vector<named_optimizer>& optimizers,
+                                     std::vector<std::string> reserved);
 
 /// A Trainer's checkpoint as the Trainer gathers it, sections in file order, for
 /// write_checkpoint below. Its members are compiled once (the checkpoint writer, the state
@@ -232,6 +233,11 @@ decltype(auto) validation_model(Model& model) {
 
 }  // namespace detail
 
+/// The points a Trainer fires (every Trainer type, and hookforge-run's Trainer entry).
+using trainer_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
+                                  points::on_training_finished, points::on_before_save_checkpoint,
+                                  points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 class Trainer : private detail::trainer_actions {
   static constexpr bool validates = !std::is_same_v<ValRunner, no_validation>;
@@ -244,9 +250,7 @@ class Trainer : private detail::trainer_actions {
   using validation_model_t = std::remove_reference_t<decltype(detail::validation_model(std::declval<Model&>()))>;
 
  public:
-  using hook_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
-                                 points::on_training_finished, points::on_before_save_checkpoint,
-                                 points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+  using hook_points = trainer_points;
   using Ctx = TrainerContext;
   static constexpr std::string_view runner_name = "Trainer";
 
@@ -380,16 +384,8 @@ class Trainer : private detail::trainer_actions {
     checkpoint_reader in(path);
     load_plan plan(in);
     // Read and check: nothing changes until plan.apply().
-    plan.add_state("trainer", plan.read("trainer", {"completed_epochs"}), [this] { return state_dict(); },
-                   [this](const state_map& s) { load_state_dict(s); });
-    plan.add_state("last_val_scores", in.contains("last_val_scores") ? plan.read("last_val_scores") : state_map{},
-                   [this] { return val_scores_state(); }, [this](const state_map& s) { load_val_scores(s); });
-    if (options_.scheduler) plan.add_component_state("scheduler", *options_.scheduler);
-    if (options_.stop) plan.add_component_state("stop_condition", *options_.stop);
-    plan.add_hooks(hooks_, "trainer");
-    plan_component(plan, "training_runner", *train_);
-    if constexpr (validates) plan_component(plan, "validation_runner", *val_);
-    state_map extra = plan.read("extra");
+    for (const auto& section : sections()) section.plan(*this, plan, std::string(section.name));
+    state_map extra = plan.read(std::string(extra_section));
     auto require = [&](const std::string& section, std::string_view kind) {
       if (in.kind(section) != kind)
         plan.fail(section, "is not of kind '" + std::string(kind) + "'");
@@ -441,9 +437,72 @@ class Trainer : private detail::trainer_actions {
   const trainer_options& options() const { return options_; }
 
  private:
+  // The checkpoint's sections beside the modules, the optimisers, "extra" (what hooks add
+  // at on_before_save_checkpoint) and the RNG, in the order they are written and loaded:
+  // saving, loading and the check that no module or optimiser takes one's name all read
+  // this one table.
+  struct section {
+    std::string_view name;
+    void (*save)(Trainer&, detail::checkpoint_parts&, const std::string& name);
+    void (*plan)(Trainer&, load_plan&, const std::string& name);
+  };
+  static constexpr std::string_view extra_section = "extra";
+
+  static std::span<const section> sections() {
+    static constexpr section table[] = {
+        {"trainer",
+         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
+           out.add_state(name, t.state_dict());
+           save_hooks(out, name, t.hooks_);
+         },
+         [](Trainer& t, load_plan& plan, const std::string& name) {
+           plan.add_state(name, plan.read(name, {"completed_epochs"}), [&t] { return t.state_dict(); },
+                          [&t](const state_map& s) { t.load_state_dict(s); });
+           plan.add_hooks(t.hooks_, name);
+         }},
+        {"last_val_scores",  // only once a validation ran
+         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
+           if (!t.last_val_scores_.empty()) out.add_state(name, t.val_scores_state());
+         },
+         [](Trainer& t, load_plan& plan, const std::string& name) {
+           plan.add_state(name, plan.reader().contains(name) ? plan.read(name) : state_map{},
+                          [&t] { return t.val_scores_state(); }, [&t](const state_map& s) { t.load_val_scores(s); });
+         }},
+        {"scheduler",
+         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
+           if (t.options_.scheduler) out.add_state(name, t.options_.scheduler->state_dict());
+         },
+         [](Trainer& t, load_plan& plan, const std::string& name) {
+           if (t.options_.scheduler) plan.add_component_state(name, *t.options_.scheduler);
+         }},
+        {"stop_condition",
+         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
+           if (t.options_.stop) out.add_state(name, t.options_.stop->state_dict());
+         },
+         [](Trainer& t, load_plan& plan, const std::string& name) {
+           if (t.options_.stop) plan.add_component_state(name, *t.options_.stop);
+         }},
+        {"training_runner",
+         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) { save_component(out, name, *t.train_); },
+         [](Trainer& t, load_plan& plan, const std::string& name) { plan_component(plan, name, *t.train_); }},
+        {"validation_runner",
+         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
+           if constexpr (validates) save_component(out, name, *t.val_);
+         },
+         [](Trainer& t, load_plan& plan, const std::string& name) {
+           if constexpr (validates) plan_component(plan, name, *t.val_);
+         }},
+    };
+    return table;
+  }
+
   /// The checkpoint's sections do not collide: module and optimiser names are distinct
   /// from each other and from the trainer's own sections.
-  void check_sections() { detail::check_sections(detail::checkpoint_modules(*model_), optimizers_of(*train_)); }
+  void check_sections() {
+    std::vector<std::string> reserved{std::string(extra_section), "rng"};
+    for (const auto& section : sections()) reserved.emplace_back(section.name);
+    detail::check_sections(detail::checkpoint_modules(*model_), optimizers_of(*train_), std::move(reserved));
+  }
 
   void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
     state_map extra;
@@ -453,14 +512,8 @@ class Trainer : private detail::trainer_actions {
 
     detail::checkpoint_parts out(detail::checkpoint_modules(*model_));
     if (content.optimizer) out.optimizers = optimizers_of(*train_);
-    out.add_state("trainer", state_dict());
-    if (!last_val_scores_.empty()) out.add_state("last_val_scores", val_scores_state());
-    if (options_.scheduler) out.add_state("scheduler", options_.scheduler->state_dict());
-    if (options_.stop) out.add_state("stop_condition", options_.stop->state_dict());
-    save_hooks(out, "trainer", hooks_);
-    save_component(out, "training_runner", *train_);
-    if constexpr (validates) save_component(out, "validation_runner", *val_);
-    out.add_state("extra", extra);
+    for (const auto& section : sections()) section.save(*this, out, std::string(section.name));
+    out.add_state(std::string(extra_section), extra);
     detail::write_checkpoint(path, out);
     ctx.checkpoint_extra = nullptr;
     hooks_.template fire<points::on_after_save_checkpoint>(ctx);

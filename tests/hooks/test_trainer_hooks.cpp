@@ -16,20 +16,20 @@
 
 #include <unistd.h>
 
-#include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+#include "../torch/fixtures.hpp"  // torch before Catch: glog defines CHECK too
 
 #include <catch2/catch.hpp>
 
-#include "file_testing.hpp"
+#include "../torch/file_testing.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/hooks/default_hooks.hpp"
 #include "hookforge/hooks/early_stopping.hpp"
-#include "hookforge/hooks/loss_logger.hpp"
-#include "hookforge/hooks/metric_rule.hpp"
-#include "hookforge/hooks/metrics_plot.hpp"
 #include "hookforge/hooks/detail/sha256.hpp"
-#include "resume_testing.hpp"
-#include "skip.hpp"
+#include "hookforge/hooks/loss_logger.hpp"
+#include "hookforge/hooks/metrics_plot.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
+#include "../torch/resume_testing.hpp"
+#include "../torch/skip.hpp"
 
 using namespace tfx;
 using namespace hookforge;
@@ -150,7 +150,7 @@ bool same_state(const state_map& a, const state_map& b) {
 }
 
 std::vector<std::vector<std::string>> read_csv(const std::filesystem::path& path) {
-  return hookforge::detail::logger::parse_csv(read_bytes(path));
+  return hookforge::detail::metrics_table::parse_csv(read_bytes(path));
 }
 
 std::vector<std::string> lines_of(const std::filesystem::path& path) {
@@ -181,6 +181,15 @@ TEST_CASE("metric rules are inferred from whole words of a score's name", "[hook
   CHECK(is_better(metric_rule::less, 0.5, 1, 0.1));
   CHECK_FALSE(is_better(metric_rule::less, kNaN, 1));
   CHECK(is_better(metric_rule::less, 5, kNaN));
+  CHECK(is_better_relative(metric_rule::less, 0.89, 1, 0.1));
+  CHECK_FALSE(is_better_relative(metric_rule::less, 0.91, 1, 0.1));
+  CHECK(is_better_relative(metric_rule::greater, 1.11, 1, 0.1));
+  CHECK(is_better_relative(metric_rule::less, 5, worst_score(metric_rule::less), 0.1));
+  CHECK_FALSE(is_better_relative(metric_rule::greater, kNaN, 1, 0));
+  CHECK(metric_has_word("val_bicubic_PSNR", "psnr"));
+  CHECK(metric_has_word("train/loss", "LOSS"));
+  CHECK_FALSE(metric_has_word("closs", "loss"));
+  CHECK_FALSE(metric_has_word("val_loss", ""));
   CHECK_THROWS_WITH(
       metric_rule_for("X", "score", ""),
       Catch::Contains("X: cannot tell whether a greater or a smaller 'score' is better") &&
@@ -631,7 +640,7 @@ TEST_CASE(
       auto jsonl = lines_of(b.path / "metrics.jsonl");
       REQUIRE(jsonl.size() == 4);
       for (std::size_t i = 0; i < jsonl.size(); ++i)
-        CHECK(hookforge::detail::logger::json_epoch(jsonl[i]) == static_cast<std::int64_t>(i + 1));
+        CHECK(hookforge::detail::metrics_table::json_epoch(jsonl[i]) == static_cast<std::int64_t>(i + 1));
     }
   }
 }
@@ -705,16 +714,16 @@ bool is_png(const std::filesystem::path& file) {
 
 TEST_CASE("MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and infinite cells skipped",
           "[hooks][plot]") {
-  auto records = hookforge::detail::logger::parse_csv(
-      "epoch,train_loss,val_loss,val_psnr,val_bicubic_psnr,val_ssim,lr,epoch_seconds\n"
-      "1,0.5,,,,,0.01,1.5\n"
-      "2,0.25,0.3,24.5,23.9,0.8,0.01,1.4\n"
-      "3,nan,0.2,inf,23.9,0.81,0.01,1.4\n");
+  auto records = hookforge::detail::metrics_table::parse_csv(
+      "epoch,train_loss,val_loss,val_psnr,val_bicubic_psnr,val_ssim,lr,epoch_seconds,closs\n"
+      "1,0.5,,,,,0.01,1.5,1\n"
+      "2,0.25,0.3,24.5,23.9,0.8,0.01,1.4,1\n"
+      "3,nan,0.2,inf,23.9,0.81,0.01,1.4,1\n");
   auto panels = hookforge::detail::plot::panels_of(records, {"loss", "PSNR", "fid"});
   REQUIRE(panels);
   REQUIRE(panels->size() == 2);  // no fid column: no panel
   const auto& loss = (*panels)[0];
-  REQUIRE(loss.curves.size() == 2);
+  REQUIRE(loss.curves.size() == 2);  // not closs: panels take whole words
   CHECK(loss.curves[0].name == "train_loss");
   CHECK(loss.curves[0].points == std::vector<std::pair<double, double>>{{1, 0.5}, {2, 0.25}});
   CHECK(loss.curves[1].points == std::vector<std::pair<double, double>>{{2, 0.3}, {3, 0.2}});
@@ -723,7 +732,7 @@ TEST_CASE("MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and in
   CHECK(psnr.curves[0].name == "val_psnr");
   CHECK(psnr.curves[0].points.size() == 1);
   CHECK(psnr.curves[1].name == "val_bicubic_psnr");
-  CHECK_FALSE(hookforge::detail::plot::panels_of(hookforge::detail::logger::parse_csv("step,loss\n1,2\n"), {"loss"}));
+  CHECK_FALSE(hookforge::detail::plot::panels_of(hookforge::detail::metrics_table::parse_csv("step,loss\n1,2\n"), {"loss"}));
 
   auto script = hookforge::detail::plot::script(*panels, "/tmp/it's.png", {});
   CHECK_THAT(script, Catch::Contains("set output '/tmp/it''s.png'"));

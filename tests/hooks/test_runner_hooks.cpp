@@ -11,11 +11,11 @@
 #include <thread>
 #include <vector>
 
-#include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
+#include "../torch/fixtures.hpp"  // torch before Catch: glog defines CHECK too
 
 #include <catch2/catch.hpp>
 
-#include "file_testing.hpp"
+#include "../torch/file_testing.hpp"
 #include "hookforge/hooks/check_invalid_loss.hpp"
 #include "hookforge/hooks/ema.hpp"
 #include "hookforge/hooks/empty_cache.hpp"

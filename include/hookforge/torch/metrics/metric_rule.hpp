@@ -1,8 +1,11 @@
-// hookforge/hooks/metric_rule.hpp — whether a score is better greater or less, written once
-// for every hook that compares scores (CheckpointSaver's save_best, EarlyStopping).
+// hookforge/torch/metrics/metric_rule.hpp — whether a score is better greater or less, and
+// how a score's name is read, written once for everything that compares or groups scores:
+// CheckpointSaver's save_best, EarlyStopping, ReduceLROnPlateau (its mode min/max is a rule),
+// MetricsPlot's panels and hookforge-run's closing line.
 //
 //   auto rule = hookforge::metric_rule_for("CheckpointSaver", "psnr", "");  // greater, inferred
 //   hookforge::is_better(rule, 31.2, 30.9)                                  // true
+//   hookforge::metric_has_word("val_bicubic_psnr", "psnr")                  // true
 //
 // Inference reads the name's words (split at anything not a letter or digit, lower
 // case; a word may end in digits: "top1", "map50"): psnr, ssim, acc…, precision, recall,
@@ -35,6 +38,12 @@ constexpr std::string_view to_string(metric_rule rule) {
   return rule == metric_rule::greater ? "greater" : "less";
 }
 
+/// The words of a score's name, lower case: "val_PSNR_y" -> val, psnr, y.
+inline std::vector<std::string> metric_words(std::string_view name);
+
+/// `name` holds `word` as a whole word (ignoring case): "val_loss" holds "loss", "closs" not.
+inline bool metric_has_word(std::string_view name, std::string_view word);
+
 namespace detail::rule {
 
 inline constexpr std::array<std::string_view, 13> greater_words = {
@@ -43,7 +52,6 @@ inline constexpr std::array<std::string_view, 13> greater_words = {
 inline constexpr std::array<std::string_view, 9> less_words = {"loss", "error", "err", "mae", "mse",
                                                                "rmse", "lpips", "fid", "nll"};
 
-/// The name's words, lower case.
 inline std::vector<std::string> words(std::string_view name) {
   std::vector<std::string> out;
   std::string word;
@@ -76,6 +84,14 @@ bool has_word(const std::vector<std::string>& words, const std::array<std::strin
 }
 
 }  // namespace detail::rule
+
+inline std::vector<std::string> metric_words(std::string_view name) { return detail::rule::words(name); }
+
+inline bool metric_has_word(std::string_view name, std::string_view word) {
+  const auto words = metric_words(name);
+  const auto key = metric_words(word);
+  return key.size() == 1 && std::find(words.begin(), words.end(), key.front()) != words.end();
+}
 
 /// The rule a score's name implies, or nullopt when the name says nothing.
 inline std::optional<metric_rule> infer_metric_rule(std::string_view metric) {
@@ -118,6 +134,16 @@ inline bool is_better(metric_rule rule, double candidate, double reference, doub
   if (std::isnan(reference)) return true;
   return rule == metric_rule::greater ? candidate - min_delta > reference
                                       : candidate + min_delta < reference;
+}
+
+/// `candidate` improves on `reference` by more than the fraction `threshold` (>= 0) of it
+/// under `rule`: beyond reference * (1 ± threshold), PyTorch's ReduceLROnPlateau "rel" mode.
+/// NaN as in is_better.
+inline bool is_better_relative(metric_rule rule, double candidate, double reference, double threshold) {
+  if (std::isnan(candidate)) return false;
+  if (std::isnan(reference)) return true;
+  return rule == metric_rule::greater ? candidate > reference * (1.0 + threshold)
+                                      : candidate < reference * (1.0 - threshold);
 }
 
 /// The start value every score improves on: -inf for greater, +inf for less.

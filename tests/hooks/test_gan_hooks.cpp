@@ -11,8 +11,8 @@
 #include <fmt/core.h>
 #include <png.h>
 
-#include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
-#include "file_testing.hpp"
+#include "../torch/fixtures.hpp"  // torch before Catch: glog defines CHECK too
+#include "../torch/file_testing.hpp"
 
 #include <catch2/catch.hpp>
 
