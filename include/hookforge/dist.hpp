@@ -5,7 +5,9 @@
 #pragma once
 
 #include "hookforge/dist/bucket.hpp"
+#include "hookforge/dist/buffer_sync.hpp"
 #include "hookforge/dist/data_parallel.hpp"
+#include "hookforge/dist/environment.hpp"
 #include "hookforge/dist/gradient_allreduce.hpp"
 #include "hookforge/dist/init.hpp"
 #include "hookforge/dist/process_group.hpp"

@@ -4,8 +4,6 @@
 // (runners, trainer) are registered in components.cpp. link_builtins() is called by
 // hookforge::run::main so that this object file, and with it the registrations, is linked
 // from the static library.
-#include "hookforge/run/values.hpp"  // first: the parameter tables show enum and pair defaults
-
 #include "hookforge/hooks.hpp"
 #include "hookforge/run/dataset.hpp"
 #include "hookforge/run/hooks.hpp"
@@ -16,6 +14,7 @@
 #include "hookforge/run/optimizer.hpp"
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/scheduler.hpp"
+#include "hookforge/run/values.hpp"
 #include "hookforge/torch/data/procedural_images.hpp"
 #include "hookforge/torch/data/sine.hpp"
 #include "hookforge/torch/losses/adversarial.hpp"
@@ -131,14 +130,14 @@ HOOKFORGE_REGISTER(scheduler, ConstantLR,
                    cfg::factory([](optimizer_ptr o, double factor, std::int64_t total_iters) {
                      return scheduler<ConstantLR>("ConstantLR", std::move(o), factor, total_iters);
                    }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("factor", 1.0 / 3.0),
-                   cfg::arg<std::int64_t>("total_iters", 5));
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("factor", ConstantLR::default_factor),
+                   cfg::arg<std::int64_t>("total_iters", ConstantLR::default_total_iters));
 HOOKFORGE_REGISTER(scheduler, CosineAnnealingLR,
                    cfg::factory([](optimizer_ptr o, std::int64_t T_max, double eta_min) {
                      return scheduler<CosineAnnealingLR>("CosineAnnealingLR", std::move(o), T_max, eta_min);
                    }),
                    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::int64_t>("T_max"),
-                   cfg::arg<double>("eta_min", 0.0));
+                   cfg::arg<double>("eta_min", CosineAnnealingLR::default_eta_min));
 HOOKFORGE_REGISTER(scheduler, ExponentialLR,
                    cfg::factory([](optimizer_ptr o, double gamma) {
                      return scheduler<ExponentialLR>("ExponentialLR", std::move(o), gamma);
@@ -148,20 +147,23 @@ HOOKFORGE_REGISTER(scheduler, LinearLR,
                    cfg::factory([](optimizer_ptr o, double start_factor, double end_factor, std::int64_t total_iters) {
                      return scheduler<LinearLR>("LinearLR", std::move(o), start_factor, end_factor, total_iters);
                    }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("start_factor", 1.0 / 3.0),
-                   cfg::arg<double>("end_factor", 1.0), cfg::arg<std::int64_t>("total_iters", 5));
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("start_factor", LinearLR::default_start_factor),
+                   cfg::arg<double>("end_factor", LinearLR::default_end_factor),
+                   cfg::arg<std::int64_t>("total_iters", LinearLR::default_total_iters));
 HOOKFORGE_REGISTER(scheduler, MultiStepLR,
                    cfg::factory([](optimizer_ptr o, std::vector<std::int64_t> milestones, double gamma) {
                      return scheduler<MultiStepLR>("MultiStepLR", std::move(o), std::move(milestones), gamma);
                    }),
                    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::vector<std::int64_t>>("milestones"),
-                   cfg::arg<double>("gamma", 0.1));
+                   cfg::arg<double>("gamma", MultiStepLR::default_gamma));
 HOOKFORGE_REGISTER(scheduler, StepLR,
                    cfg::factory([](optimizer_ptr o, std::int64_t step_size, double gamma) {
                      return scheduler<StepLR>("StepLR", std::move(o), step_size, gamma);
                    }),
                    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::int64_t>("step_size"),
-                   cfg::arg<double>("gamma", 0.1));
+                   cfg::arg<double>("gamma", StepLR::default_gamma));
+// The optimizer comes first, so ReduceLROnPlateau's options are arguments, with its defaults.
+const plateau_options plateau_defaults{};
 HOOKFORGE_REGISTER(scheduler, ReduceLROnPlateau,
                    cfg::factory([](optimizer_ptr o, plateau_mode mode, double factor, std::int64_t patience,
                                    double threshold, plateau_threshold_mode threshold_mode, std::int64_t cooldown,
@@ -172,12 +174,15 @@ HOOKFORGE_REGISTER(scheduler, ReduceLROnPlateau,
                                          .threshold_mode = threshold_mode, .cooldown = cooldown, .min_lr = min_lr,
                                          .min_lrs = std::move(min_lrs), .eps = eps});
                    }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<plateau_mode>("mode", plateau_mode::min),
-                   cfg::arg<double>("factor", 0.1), cfg::arg<std::int64_t>("patience", 10),
-                   cfg::arg<double>("threshold", 1e-4),
-                   cfg::arg<plateau_threshold_mode>("threshold_mode", plateau_threshold_mode::rel),
-                   cfg::arg<std::int64_t>("cooldown", 0), cfg::arg<double>("min_lr", 0.0),
-                   cfg::arg<std::vector<double>>("min_lrs", {}), cfg::arg<double>("eps", 1e-8));
+                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<plateau_mode>("mode", plateau_defaults.mode),
+                   cfg::arg<double>("factor", plateau_defaults.factor),
+                   cfg::arg<std::int64_t>("patience", plateau_defaults.patience),
+                   cfg::arg<double>("threshold", plateau_defaults.threshold),
+                   cfg::arg<plateau_threshold_mode>("threshold_mode", plateau_defaults.threshold_mode),
+                   cfg::arg<std::int64_t>("cooldown", plateau_defaults.cooldown),
+                   cfg::arg<double>("min_lr", plateau_defaults.min_lr),
+                   cfg::arg<std::vector<double>>("min_lrs", plateau_defaults.min_lrs),
+                   cfg::arg<double>("eps", plateau_defaults.eps));
 
 HOOKFORGE_REGISTER(stop_condition, ValidationLossDidNotImprove, cfg::arg<std::int64_t>("patience"),
                    cfg::arg<double>("min_delta", 0.0));

@@ -2,11 +2,10 @@
 // GANTrainingRunner), the validation runner and the Trainer, each taking its hooks from
 // the config. Instantiates the hookforge::Trainer for each pair of runner types.
 // link_components() is called by hookforge::run::main (see registrations.hpp).
-#include "hookforge/run/values.hpp"  // first: the parameter tables show enum and pair defaults
-
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/runners.hpp"
 #include "hookforge/run/trainer.hpp"
+#include "hookforge/run/values.hpp"
 
 namespace cfg = hookforge::config;
 namespace run = hookforge::run;

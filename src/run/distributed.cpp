@@ -3,8 +3,6 @@
 // registrations for configs (GradientAllReduce, ScoreAllReduce, StopAgreement). Compiled
 // with HOOKFORGE_RUN_HAS_DIST when hookforge::dist is available (CMakeLists.txt); without
 // it, a run of one rank works as before and a run of several is refused with a message.
-#include "hookforge/run/values.hpp"  // first: the parameter tables show enum defaults
-
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -13,8 +11,24 @@
 
 #include <fmt/core.h>
 
+#include "hookforge/config/section.hpp"
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/registrations.hpp"
+
+namespace hookforge::run {
+
+distributed_settings read_distributed(config::builder& b) {
+  using s = distributed_settings;
+  constexpr auto positive = [](const double& x) { return x > 0; };
+  return config::read_section<s>(b, "distributed", config::field("backend", &s::backend),
+                                 config::field("data_parallel", &s::data_parallel),
+                                 config::field("bucket_mb", &s::bucket_mb).check(positive, "a bucket size in MiB > 0"),
+                                 config::field("buffers", &s::buffers),
+                                 config::field("join_timeout", &s::join_timeout_s).check(positive, "a time in seconds > 0"),
+                                 config::field("timeout", &s::timeout_s).check(positive, "a time in seconds > 0"));
+}
+
+}  // namespace hookforge::run
 
 #if HOOKFORGE_RUN_HAS_DIST
 #include "hookforge/config/register.hpp"
@@ -26,12 +40,6 @@
 
 namespace cfg = hookforge::config;
 namespace dist = hookforge::dist;
-
-template <>
-struct hookforge::run::enum_names<dist::buffer_sync> {
-  static constexpr std::pair<std::string_view, dist::buffer_sync> values[] = {
-      {"off", dist::buffer_sync::off}, {"broadcast", dist::buffer_sync::broadcast}, {"average", dist::buffer_sync::average}};
-};
 
 namespace hookforge::config::kinds {
 /// GradientAllReduce: TrainingEpochRunner (a GAN's two optimisers are not averaged yet).
@@ -64,23 +72,18 @@ std::shared_ptr<dist::GradientAllReduce> make_gradient_allreduce(double bucket_m
   return hook;
 }
 
-dist::buffer_sync buffers_named(const std::string& name) {
-  for (const auto& [n, v] : hookforge::run::enum_names<dist::buffer_sync>::values)
-    if (n == name) return v;
-  throw std::invalid_argument(
-      fmt::format("distributed.buffers must be off, broadcast or average, got '{}'", name));
-}
-
 std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
 }  // namespace
 
+const dist::gradient_allreduce_options gradient_defaults{};
 HOOKFORGE_REGISTER_AS(gradient_hook, "GradientAllReduce", dist::GradientAllReduce,
-                      cfg::factory(&make_gradient_allreduce), cfg::arg<double>("bucket_mb", 25),
-                      cfg::arg<bool>("broadcast_at_start", true),
-                      cfg::arg<dist::buffer_sync>("buffers", dist::buffer_sync::off));
+                      cfg::factory(&make_gradient_allreduce),
+                      cfg::arg<double>("bucket_mb", gradient_defaults.bucket_mb),
+                      cfg::arg<bool>("broadcast_at_start", gradient_defaults.broadcast_at_start),
+                      cfg::arg<dist::buffer_sync>("buffers", gradient_defaults.buffers));
 HOOKFORGE_REGISTER_AS(score_hook, "ScoreAllReduce", dist::ScoreAllReduce,
                       cfg::factory([] { return std::make_shared<dist::ScoreAllReduce>(group()); }));
 HOOKFORGE_REGISTER_AS(trainer_hook, "StopAgreement", dist::StopAgreement,
@@ -92,7 +95,7 @@ bool have_dist() { return true; }
 
 void join_from_env(const distributed_settings& s) {
   dist::init_options defaults;
-  defaults.backend = s.backend;
+  defaults.backend = std::string(name_of(s.backend));
   defaults.join_timeout = millis(s.join_timeout_s);
   defaults.timeout = millis(s.timeout_s);
   group() = dist::init(dist::options_from_env(defaults));
@@ -102,7 +105,7 @@ void set_up_data_parallel(const distributed_settings& s) {
   auto& makers = data_parallel_hooks();
   makers = {};
   if (!s.data_parallel) return;
-  const auto buffers = buffers_named(s.buffers);
+  const auto buffers = s.buffers;
   const double bucket_mb = s.bucket_mb;
   makers.training = [bucket_mb, buffers] {
     std::vector<any_hook<TrainingContext>> out;

@@ -1,6 +1,4 @@
 // hookforge-run: see include/hookforge/run/main.hpp and docs/config.md.
-#include "hookforge/run/values.hpp"  // first: parameter tables show enum and pair defaults
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -23,11 +21,15 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "command_line.hpp"
+
 #include "hookforge/config/builder.hpp"
 #include "hookforge/config/document.hpp"
 #include "hookforge/config/error.hpp"
-#include "hookforge/core/runtime/closest_names.hpp"
+#include "hookforge/config/section.hpp"
+#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/warning.hpp"
+#include "hookforge/dist/environment.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/run/default_config.hpp"  // generated from configs/default.yaml
 #include "hookforge/run/distributed.hpp"
@@ -36,6 +38,8 @@
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/run/trainer.hpp"
+#include "hookforge/run/values.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
 
 namespace hookforge::run {
 
@@ -58,136 +62,14 @@ std::string_view default_config() {
 namespace {
 
 namespace cfg = hookforge::config;
+namespace dist = hookforge::dist;
+using detail::command_line;
 using detail::device_choice;
+using detail::parse_command_line;
+using detail::usage_error;
+using detail::usage_text;
 
 constexpr std::string_view embedded_name = "configs/default.yaml (embedded)";
-
-constexpr std::string_view usage_text = R"(usage: hookforge-run [CONFIG] [options]
-
-Builds the run a YAML config describes and trains it. Without CONFIG, the config
-embedded at build time (configs/default.yaml) runs.
-
-options:
-  --set KEY=VALUE    replace the value at KEY (dotted path) before anything is read;
-                     VALUE is YAML (3, true, abc, [1, 2], ${ref:x}); repeatable
-  --strict           every warning is an error
-  --check            build everything, print each component's binding table and the
-                     warnings, train nothing, create no file
-  --output DIR       the work directory (checkpoints, metrics); replaces system.work_dir
-  --resume [CKPT]    continue from CKPT, or from the last checkpoint of the work
-                     directory (a new run when it has none); also --resume=CKPT
-  --device DEVICE    cpu, cuda or auto (cuda when available); replaces system.device
-  --nproc N          run N ranks on this machine (data-parallel, over 127.0.0.1): the
-                     config is checked once, then N copies of this program train it, their
-                     output prefixed [rank K]; one failing stops them all (exit 1).
-                     Without --nproc, WORLD_SIZE > 1 in the environment makes this process
-                     rank RANK of a multi-machine run (docs/distributed.md)
-  --list             print every registered class of every kind with its parameters
-  --print-default    print the embedded default config
-  --help             this text
-
-exit codes: 0 done; 1 the run failed; 2 a config or command-line error.
-See docs/config.md.
-)";
-
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-struct command_line {
-  std::optional<std::string> config;
-  std::vector<std::string> sets;
-  bool strict = false, check = false, list = false, print_default = false, help = false;
-  std::optional<std::string> output;
-  bool resume = false;
-  std::optional<std::string> resume_path;
-  std::optional<std::string> device;
-  std::optional<int> nproc;
-  std::vector<std::string> rank_args;  ///< the arguments but --nproc (what each rank gets)
-};
-
-bool looks_like_config(std::string_view arg) { return arg.ends_with(".yaml") || arg.ends_with(".yml"); }
-
-command_line parse_command_line(int argc, char** argv) {
-  static constexpr std::string_view options[] = {"--set",  "--strict",        "--check", "--output", "--resume",
-                                                 "--device", "--list", "--print-default", "--help", "--nproc"};
-  command_line out;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::size_t first = i;
-    std::string arg = args[i];
-    if (arg == "-h") arg = "--help";
-    if (!arg.starts_with("-") || arg == "-") {
-      if (out.config) throw usage_error(fmt::format("a second config '{}' (the first is '{}')", arg, *out.config));
-      out.config = arg;
-      out.rank_args.push_back(args[i]);
-      continue;
-    }
-    std::string name = arg, inline_value;
-    bool has_inline = false;
-    if (auto eq = arg.find('='); eq != std::string::npos && arg.starts_with("--")) {
-      name = arg.substr(0, eq);
-      inline_value = arg.substr(eq + 1);
-      has_inline = true;
-    }
-    auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
-        throw usage_error(fmt::format("{} needs a value", name));
-      return args[++i];
-    };
-    auto flag = [&](bool& f) {
-      if (has_inline) throw usage_error(fmt::format("{} takes no value, got '{}'", name, arg));
-      f = true;
-    };
-    if (name == "--nproc") {
-      const std::string text = value();
-      int n = 0;
-      std::size_t used = 0;
-      try {
-        n = std::stoi(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != text.size() || n < 1 || n > 1024)
-        throw usage_error(fmt::format("--nproc needs a number of ranks in [1, 1024], got '{}'", text));
-      out.nproc = n;
-      continue;  // not passed on to the ranks
-    } else if (name == "--set") {
-      out.sets.push_back(value());
-    } else if (name == "--output") {
-      out.output = value();
-      if (out.output->empty()) throw usage_error("--output needs a directory, got ''");
-    } else if (name == "--device") {
-      out.device = value();
-    } else if (name == "--resume") {
-      out.resume = true;
-      if (has_inline) {
-        out.resume_path = inline_value;
-      } else if (i + 1 < args.size() && !args[i + 1].starts_with("-") && !looks_like_config(args[i + 1])) {
-        out.resume_path = args[++i];
-      }
-    } else if (name == "--strict") {
-      flag(out.strict);
-    } else if (name == "--check") {
-      flag(out.check);
-    } else if (name == "--list") {
-      flag(out.list);
-    } else if (name == "--print-default") {
-      flag(out.print_default);
-    } else if (name == "--help") {
-      flag(out.help);
-    } else {
-      auto closest = hookforge::detail::closest_names(name, options).first;
-      throw usage_error(fmt::format("unknown option '{}'{}", name,
-                                    closest.empty() ? std::string()
-                                                    : fmt::format(" (closest: {})", hookforge::detail::join(closest, ", "))));
-    }
-    out.rank_args.insert(out.rank_args.end(), args.begin() + static_cast<std::ptrdiff_t>(first),
-                         args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
-  }
-  return out;
-}
 
 /// The message on one line (the config error format is one line; a YAML parser's may not be).
 std::string one_line(std::string text) {
@@ -220,112 +102,22 @@ torch::Device resolve_device(device_choice choice) {
   return cuda_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-/// What `system` says, read with located errors.
-struct system_section {
+/// The config's `system` section.
+struct system_options {
   device_choice device = device_choice::automatic;
-  std::optional<cfg::value> device_value;
   std::int64_t seed = 0;
-  std::int64_t threads = 0;
+  std::int64_t threads = 0;  ///< 0: LibTorch's default
   std::optional<std::filesystem::path> work_dir;
   bool mixed_precision = false;
 };
 
-system_section read_system(cfg::builder& b) {
-  system_section s;
-  auto root = b.doc().root();
-  auto found = root.find("system");
-  if (!found) return s;
-  cfg::value sys = b.doc().resolve(*found);
-  if (sys.is_null()) return s;
-  if (!sys.is_map())
-    throw cfg::config_error(sys.where(), sys.key(),
-                            "a mapping of system settings (device, seed, threads, work_dir, mixed_precision)",
-                            sys.describe());
-  static const std::vector<std::string> keys{"device", "seed", "threads", "work_dir", "mixed_precision"};
-  for (const auto& item : sys.items()) {
-    if (item.name == "device") {
-      s.device = b.read<device_choice>(item.val);
-      s.device_value = item.val;
-    } else if (item.name == "seed") {
-      s.seed = b.read<std::int64_t>(item.val);
-    } else if (item.name == "threads") {
-      s.threads = b.read<std::int64_t>(item.val);
-      if (s.threads < 0)
-        throw cfg::config_error(item.val.where(), item.val.key(), "a number of threads >= 0 (0: LibTorch's default)",
-                                item.val.describe());
-    } else if (item.name == "work_dir") {
-      s.work_dir = b.read<std::filesystem::path>(item.val);
-    } else if (item.name == "mixed_precision") {
-      s.mixed_precision = b.read<bool>(item.val);
-    } else {
-      throw cfg::config_error(item.key.where(), item.val.key(),
-                              fmt::format("a key of system ({})", hookforge::detail::join(keys, ", ")),
-                              cfg::detail::quote(item.name), cfg::detail::closest_note(item.name, keys));
-    }
-  }
-  return s;
-}
-
-/// An environment variable as an integer; nullopt when unset or empty.
-std::optional<int> env_int(const char* name) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  std::size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || text[used] != '\0' || value < 0)
-    throw std::invalid_argument(fmt::format("the environment variable {} must be an integer >= 0, got '{}'", name, text));
-  return value;
-}
-
-/// The `distributed` section (run/distributed.hpp), read with located errors.
-distributed_settings read_distributed(cfg::builder& b) {
-  distributed_settings d;
-  auto found = b.doc().root().find("distributed");
-  if (!found) return d;
-  cfg::value section = b.doc().resolve(*found);
-  if (section.is_null()) return d;
-  static const std::vector<std::string> keys{"backend", "data_parallel", "bucket_mb", "buffers", "join_timeout", "timeout"};
-  if (!section.is_map())
-    throw cfg::config_error(section.where(), section.key(),
-                            fmt::format("a mapping of distributed settings ({})", hookforge::detail::join(keys, ", ")),
-                            section.describe());
-  auto one_of = [&](const cfg::value& v, const std::vector<std::string>& names) {
-    auto text = b.read<std::string>(v);
-    if (std::find(names.begin(), names.end(), text) == names.end())
-      throw cfg::config_error(v.where(), v.key(), fmt::format("one of {}", hookforge::detail::join(names, ", ")),
-                              v.describe(), cfg::detail::closest_note(text, names));
-    return text;
-  };
-  auto positive = [&](const cfg::value& v, const char* what) {
-    const auto x = b.read<double>(v);
-    if (!(x > 0)) throw cfg::config_error(v.where(), v.key(), what, v.describe());
-    return x;
-  };
-  for (const auto& item : section.items()) {
-    if (item.name == "backend") {
-      d.backend = one_of(item.val, {"gloo", "nccl"});
-    } else if (item.name == "data_parallel") {
-      d.data_parallel = b.read<bool>(item.val);
-    } else if (item.name == "bucket_mb") {
-      d.bucket_mb = positive(item.val, "a bucket size in MiB > 0");
-    } else if (item.name == "buffers") {
-      d.buffers = one_of(item.val, {"off", "broadcast", "average"});
-    } else if (item.name == "join_timeout") {
-      d.join_timeout_s = positive(item.val, "a time in seconds > 0");
-    } else if (item.name == "timeout") {
-      d.timeout_s = positive(item.val, "a time in seconds > 0");
-    } else {
-      throw cfg::config_error(item.key.where(), item.val.key(),
-                              fmt::format("a key of distributed ({})", hookforge::detail::join(keys, ", ")),
-                              cfg::detail::quote(item.name), cfg::detail::closest_note(item.name, keys));
-    }
-  }
-  return d;
+system_options read_system(cfg::builder& b) {
+  using s = system_options;
+  return cfg::read_section<s>(
+      b, "system", cfg::field("device", &s::device), cfg::field("seed", &s::seed),
+      cfg::field("threads", &s::threads)
+          .check([](const std::int64_t& n) { return n >= 0; }, "a number of threads >= 0 (0: LibTorch's default)"),
+      cfg::field("work_dir", &s::work_dir), cfg::field("mixed_precision", &s::mixed_precision));
 }
 
 void print_registry() {
@@ -340,11 +132,11 @@ void print_registry() {
   }
 }
 
-bool is_psnr(std::string_view name) { return name.find("psnr") != std::string_view::npos; }
+bool is_psnr(std::string_view name) { return metric_has_word(name, "psnr"); }
 
 std::string show_score(std::string_view name, double v) {
   if (is_psnr(name)) return fmt::format("{:.2f} dB", v);
-  if (name.find("ssim") != std::string_view::npos) return fmt::format("{:.4f}", v);
+  if (metric_has_word(name, "ssim")) return fmt::format("{:.4f}", v);
   return fmt::format("{:.4g}", v);
 }
 
@@ -389,7 +181,7 @@ std::string closing_line(const fit_result& r, double seconds) {
   }
   const std::string why = r.stop_reason == "epochs" ? "all planned" : "stopped: " + r.stop_reason;
   return fmt::format("final: {} {}| {} epoch{} ({}), {:.1f} s", validated ? "val" : "train",
-                     hookforge::detail::join(parts, ", ") + " ", r.completed_epochs,
+                     hookforge::join_names(parts, ", ") + " ", r.completed_epochs,
                      r.completed_epochs == 1 ? "" : "s", why, seconds);
 }
 
@@ -476,13 +268,13 @@ int run_main(int argc, char** argv) {
     world_size = *cli.nproc;
   } else {
     try {
-      world_size = env_int("WORLD_SIZE").value_or(1);
-      rank = env_int("RANK").value_or(0);
+      const auto env = dist::read_rank_environment();
+      world_size = env.world_size.value_or(1);
+      rank = env.rank.value_or(0);
+      if (world_size > 1) dist::check_rank(rank, world_size);
     } catch (const std::invalid_argument& e) {
       return usage_failure(e.what());
     }
-    if (world_size > 1 && (rank < 0 || rank >= world_size))
-      return usage_failure(fmt::format("RANK must be in [0, WORLD_SIZE = {}), got {}", world_size, rank));
   }
   const bool rank_mode = !cli.nproc && world_size > 1;
   if (world_size > 1 && !detail::have_dist())
@@ -498,7 +290,7 @@ int run_main(int argc, char** argv) {
   // builds again once it has joined, and only rank 0 reports warnings.
   std::unique_ptr<cfg::builder> b;
   std::shared_ptr<TrainerComponent> trainer;
-  system_section system;
+  system_options system;
   distributed_settings distributed;
   std::vector<std::string> warnings;
   bool print_warnings = !cli.check && !cli.nproc && !rank_mode;
@@ -531,7 +323,7 @@ int run_main(int argc, char** argv) {
       if (world_size > 1) detail::set_up_data_parallel(distributed);
       if (cli_device) system.device = *cli_device;
       if (!cli_device && system.device == device_choice::cuda && !cuda_available()) {
-        const auto& v = *system.device_value;
+        const auto v = *cfg::section_value(*b, "system")->find("device");
         throw cfg::config_error(v.where(), v.key(),
                                 "a device this machine has (cpu or auto: CUDA is not available, "
                                 "torch::cuda::is_available() is false)",
@@ -543,8 +335,8 @@ int run_main(int argc, char** argv) {
         // Each rank on its own GPU: LOCAL_RANK's, else rank modulo the GPUs (as hookforge::dist's NCCL
         // backend picks it).
         const int gpus = static_cast<int>(torch::cuda::device_count());
-        const int local = env_int("LOCAL_RANK").value_or(-1);
-        s.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local >= 0 ? local : rank % gpus));
+        const auto local = dist::read_rank_environment().local_rank;
+        s.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local ? *local : rank % gpus));
       }
       s.mixed_precision = system.mixed_precision;
       s.work_dir = cli.output          ? std::filesystem::path(*cli.output)

@@ -7,7 +7,7 @@
   cli.py limits   BIN                          a 10 MB file, truncations of the default: never a crash
   cli.py train    BIN CONFIG [--set K=V]...    a short run: exit 0, a closing line, checkpoints
   cli.py default  BIN FILE                     --print-default is FILE, byte for byte
-  cli.py strict   BIN CONFIG                   a warning; with --strict exit 2
+  cli.py strict   BIN CONFIG WARNING ERROR     a warning (holding WARNING); with --strict exit 2 (ERROR)
   cli.py usage    BIN                          command-line mistakes: exit 2, nothing created
   cli.py unwritable BIN CONFIG                 an output directory that cannot be made: exit 1
   cli.py full-disk BIN CONFIG                  the disk fills during a checkpoint: exit 1 naming it, the
@@ -202,14 +202,14 @@ def cmd_default(binary, path):
     print("--print-default is configs/default.yaml, byte for byte")
 
 
-def cmd_strict(binary, config):
+def cmd_strict(binary, config, warning, error):
     with tempfile.TemporaryDirectory() as cwd:
         p = run(binary, [config, "--check"], cwd=cwd)
-        if p.returncode != 0 or "warnings: 1" not in p.stdout or "exposes no matching HookPoint" not in p.stdout:
-            fail(f"--check: exit {p.returncode}, expected a warning: {p.stdout[-800:]} {p.stderr[-400:]}")
-        expect_config_error(binary, config, None, "expected a hook that binds to points of TrainingEpochRunner",
-                            args=["--strict"])
-    print("a hook bound to no point of its component: a warning; with --strict exit 2")
+        if p.returncode != 0 or "warnings: 1" not in p.stdout or warning not in p.stdout:
+            fail(f"--check: exit {p.returncode}, expected a warning with '{warning}': {p.stdout[-800:]} "
+                 f"{p.stderr[-400:]}")
+        expect_config_error(binary, config, None, error, args=["--strict"])
+    print(f"{os.path.basename(config)}: a warning; with --strict exit 2")
 
 
 def cmd_usage(binary):
@@ -338,12 +338,26 @@ def resume_and_compare(binary, args, directory, expected, final_expected):
         fail(f"final lines differ: {closing(p.stdout)} vs {final_expected}")
 
 
+def temps_of(directory, pid):
+    """The temporary files of process `pid`'s atomic writes in `directory` (<file>.tmp.<pid>):
+    one is there from its creation until it is renamed over its file."""
+    try:
+        return [name for name in os.listdir(directory) if name.endswith(f".tmp.{pid}")]
+    except FileNotFoundError:
+        return []
+
+
 def cmd_kill(binary, config, seed):
     """SIGKILL a run at random moments and --resume it until it ends; its epochs' scores (all of
     metrics.jsonl but the timings) and its closing line must equal an uninterrupted run's.
-    The first kill comes at a random time (often before the first checkpoint); the others a
-    random 0-20 ms after the row of a random epoch appears, which LossLogger writes just
-    before CheckpointSaver writes that epoch's checkpoint: most land during the write."""
+    The first kill comes at a random time (often before the first checkpoint); the others after
+    the row of a random epoch appears, which LossLogger writes just before CheckpointSaver
+    writes that epoch's checkpoint: alternately a random 0-20 ms later, and as soon as the run's
+    temporary file of that checkpoint is seen (<file>.tmp.<pid>), so in the middle of its write.
+    It fails unless some kill came after a completed checkpoint (last_checkpoint written, before
+    the kill) and some kill landed while a checkpoint was being written (the dead run's
+    temporary file left behind); until one has, up to 6 more runs are killed on sight of a
+    checkpoint's temporary file."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
         straight = os.path.join(tmp, "straight")
@@ -354,10 +368,14 @@ def cmd_kill(binary, config, seed):
         final_expected = [l for l in p.stdout.split("\n") if l.startswith("final: ")][0]
 
         killed = os.path.join(tmp, "killed")
-        targets = sorted(rng.sample(range(2, len(expected) - 2), 8))
-        plan = [None] + targets  # None: a random time
+        targets = sorted(rng.sample(range(2, len(expected) - 12), 8))
+        # (epoch row to wait for, or None: a random time; on sight of the checkpoint's temp file?)
+        plan = [(None, False)] + [(target, i % 2 == 1) for i, target in enumerate(targets)]
+        after_checkpoint = 0  # kills that came after a completed checkpoint
         during_write = 0  # kills that left a checkpoint's temporary file: killed while writing it
-        for target in plan:
+        extra = 0
+        while plan:
+            target, on_sight = plan.pop(0)
             proc = subprocess.Popen([binary, config, "--output", killed, "--resume"], stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True)
             if target is None:
@@ -365,17 +383,34 @@ def cmd_kill(binary, config, seed):
             else:
                 while rows_written(killed) < target and proc.poll() is None:
                     time.sleep(0.002)
-                time.sleep(rng.uniform(0.0, 0.02))
+                if on_sight:
+                    deadline = time.time() + 20
+                    while (not any(".pt.tmp." in name for name in temps_of(killed, proc.pid))
+                           and proc.poll() is None and time.time() < deadline):
+                        time.sleep(0.0002)
+                else:
+                    time.sleep(rng.uniform(0.0, 0.02))
             if proc.poll() is not None:
                 out, err = proc.communicate()
                 fail(f"the run ended before its kill (epoch {target}): exit {proc.returncode}: {err[-800:]}")
+            checkpointed = os.path.exists(os.path.join(killed, "last_checkpoint"))
             proc.send_signal(signal.SIGKILL)
             proc.communicate()
-            during_write += any(".tmp." in name for name in os.listdir(killed)) if os.path.isdir(killed) else 0
+            after_checkpoint += checkpointed
+            during_write += any(".pt.tmp." in name for name in temps_of(killed, proc.pid))
             # The next run resumes from the checkpoint last_checkpoint names, which must be whole:
             # a truncated file fails its checks there (exit 1).
+            if not plan and during_write == 0 and extra < 6:
+                extra += 1
+                plan.append((rows_written(killed) + 1, True))
+        kills = 1 + len(targets) + extra
+        if after_checkpoint == 0:
+            fail(f"none of the {kills} kills came after a completed checkpoint")
+        if during_write == 0:
+            fail(f"none of the {kills} kills landed while a checkpoint was being written")
         resume_and_compare(binary, [config, "--output", killed], killed, expected, final_expected)
-        print(f"{len(plan)} SIGKILLs (after epochs' rows {targets}; {during_write} during a checkpoint write), "
+        print(f"{kills} SIGKILLs (after epochs' rows {targets}{f' and {extra} more' if extra else ''}; "
+              f"{after_checkpoint} after a completed checkpoint, {during_write} during a checkpoint write), "
               f"each followed by --resume: the "
               f"{len(expected)} epochs' scores equal the straight run's, bit for bit "
               f"({final_expected.rsplit('|', 1)[0].strip()})")
@@ -604,7 +639,7 @@ def main(argv):
     elif command == "default":
         cmd_default(binary, rest[0])
     elif command == "strict":
-        cmd_strict(binary, rest[0])
+        cmd_strict(binary, rest[0], rest[1], rest[2])
     elif command == "usage":
         cmd_usage(binary)
     elif command == "unwritable":

@@ -50,18 +50,13 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/dist/bucket.hpp"
+#include "hookforge/dist/buffer_sync.hpp"
 #include "hookforge/dist/process_group.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
 
 namespace hookforge::dist {
 
 /// What GradientAllReduce does with the model's buffers at each training epoch's end.
-enum class buffer_sync {
-  off,        ///< nothing (they were broadcast at the start)
-  broadcast,  ///< rank 0's buffers everywhere (PyTorch DDP's broadcast_buffers, once per epoch)
-  average,    ///< floating buffers averaged over the ranks; the others (counters) from rank 0
-};
-
 struct gradient_allreduce_options {
   double bucket_mb = 25;                ///< MiB per bucket (> 0), as DDP's bucket_cap_mb
   bool broadcast_at_start = true;       ///< parameters and buffers from rank 0 at the first epoch start

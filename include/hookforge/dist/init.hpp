@@ -23,13 +23,11 @@
 #pragma once
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -54,6 +52,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include "hookforge/dist/environment.hpp"
 #include "hookforge/dist/process_group.hpp"
 
 namespace hookforge::dist {
@@ -74,20 +73,6 @@ struct init_options {
 };
 
 namespace detail {
-
-/// An environment variable as an integer in [low, high]; nullopt when unset or empty.
-inline std::optional<long long> env_int(const char* name, long long low, long long high,
-                                        const std::function<const char*(const char*)>& getenv) {
-  const char* text = getenv(name);
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < low || value > high)
-    throw std::invalid_argument(
-        fmt::format("hookforge::dist: {} must be an integer in [{}, {}], got '{}'", name, low, high, text));
-  return value;
-}
 
 inline bool is_loopback(std::string_view address) {
   return address == "localhost" || address.starts_with("127.") || address == "::1";
@@ -247,30 +232,26 @@ inline process_group init(const init_options& o) {
 /// `defaults` with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and LOCAL_RANK) read from the environment
 /// (`getenv` is std::getenv unless a test gives another). WORLD_SIZE > 1 requires RANK and
 /// MASTER_ADDR; a malformed value is std::invalid_argument naming the variable.
-inline init_options options_from_env(init_options defaults = {},
-                                     const std::function<const char*(const char*)>& getenv =
-                                         [](const char* name) { return std::getenv(name); }) {
+inline init_options options_from_env(init_options defaults = {}, const getenv_function& getenv = process_getenv) {
   init_options o = std::move(defaults);
-  const int max_int = std::numeric_limits<int>::max();
-  if (auto world = detail::env_int("WORLD_SIZE", 1, max_int, getenv)) o.world_size = static_cast<int>(*world);
-  if (auto rank = detail::env_int("RANK", 0, max_int, getenv))
-    o.rank = static_cast<int>(*rank);
+  const rank_environment env = read_rank_environment(getenv);
+  if (env.world_size) o.world_size = *env.world_size;
+  if (env.rank)
+    o.rank = *env.rank;
   else if (o.world_size > 1)
     throw std::invalid_argument(
         fmt::format("hookforge::dist: WORLD_SIZE is {} but RANK is not set: give each process its RANK in [0, {})",
                     o.world_size, o.world_size));
-  if (const char* addr = getenv("MASTER_ADDR"); addr && *addr)
-    o.master_addr = addr;
+  if (env.master_addr)
+    o.master_addr = *env.master_addr;
   else if (o.world_size > 1)
     throw std::invalid_argument(fmt::format(
         "hookforge::dist: WORLD_SIZE is {} but MASTER_ADDR is not set: the address of rank 0's machine "
         "(127.0.0.1 on one machine)",
         o.world_size));
-  if (auto port = detail::env_int("MASTER_PORT", 1, 65535, getenv)) o.master_port = static_cast<int>(*port);
-  if (auto local = detail::env_int("LOCAL_RANK", 0, max_int, getenv)) o.local_rank = static_cast<int>(*local);
-  if (o.rank >= o.world_size)
-    throw std::invalid_argument(
-        fmt::format("hookforge::dist: RANK must be in [0, WORLD_SIZE = {}), got {}", o.world_size, o.rank));
+  if (env.master_port) o.master_port = *env.master_port;
+  if (env.local_rank) o.local_rank = *env.local_rank;
+  check_rank(o.rank, o.world_size);
   return o;
 }
 

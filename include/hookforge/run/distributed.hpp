@@ -29,26 +29,50 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "hookforge/config/hooks.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
+#include "hookforge/dist/buffer_sync.hpp"
+#include "hookforge/run/values.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/training_runner.hpp"
 
+template <>
+struct hookforge::run::enum_names<hookforge::dist::buffer_sync> {
+  static constexpr std::pair<std::string_view, hookforge::dist::buffer_sync> values[] = {
+      {"off", hookforge::dist::buffer_sync::off},
+      {"broadcast", hookforge::dist::buffer_sync::broadcast},
+      {"average", hookforge::dist::buffer_sync::average}};
+};
+
 namespace hookforge::run {
 
-/// The `distributed:` section (see the top of this header).
+/// The process group's backend: gloo (CPU), nccl (CUDA builds of LibTorch).
+enum class backend_choice { gloo, nccl };
+
+template <>
+struct enum_names<backend_choice> {
+  static constexpr std::pair<std::string_view, backend_choice> values[] = {{"gloo", backend_choice::gloo},
+                                                                           {"nccl", backend_choice::nccl}};
+};
+
+/// The `distributed:` section (see the top of this header), read by read_distributed.
 struct distributed_settings {
-  std::string backend = "gloo";
+  backend_choice backend = backend_choice::gloo;
   bool data_parallel = true;
   double bucket_mb = 25;
-  std::string buffers = "off";
+  dist::buffer_sync buffers = dist::buffer_sync::off;
   double join_timeout_s = 300;
   double timeout_s = 1800;
 };
+
+/// The config's `distributed:` section; its defaults when absent. Errors are config_errors
+/// at the value (an unknown key with the closest names, a size or time that is not > 0).
+distributed_settings read_distributed(config::builder& b);
 
 /// The hooks a data-parallel run adds to its components (each call makes new instances).
 struct data_parallel_makers {

@@ -32,6 +32,7 @@
 #include <torch/types.h>
 
 #include "hookforge/config/builder.hpp"
+#include "hookforge/config/keys.hpp"
 #include "hookforge/config/register.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/entry.hpp"
@@ -116,7 +117,7 @@ struct hookforge::config::value_traits<hookforge::run::weighted_term_config> {
   template <class B>
   static hookforge::run::weighted_term_config read(B& b, const value& v) {
     if (!v.is_map()) detail::wrong(v, expected());
-    static const std::vector<std::string> keys{"name", "weight", "loss"};
+    check_keys(v, known_keys{.what = "a key of a WeightedSum term", .names = {"name", "weight", "loss"}});
     hookforge::run::weighted_term_config term;
     bool named = false, has_loss = false;
     for (const auto& item : v.items()) {
@@ -128,9 +129,6 @@ struct hookforge::config::value_traits<hookforge::run::weighted_term_config> {
       } else if (item.name == "loss") {
         term.loss = b.template read<std::shared_ptr<hookforge::run::Loss>>(item.val);
         has_loss = true;
-      } else {
-        throw config_error(item.key.where(), item.val.key(), "a key of a WeightedSum term (name, weight, loss)",
-                           detail::quote(item.name), detail::closest_note(item.name, keys));
       }
     }
     if (!named || !has_loss)

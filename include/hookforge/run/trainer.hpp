@@ -51,9 +51,7 @@ namespace hookforge::run {
 /// The Trainer's points and context, for the hook list of its entry (the same for every
 /// hookforge::Trainer type).
 struct trainer_shape {
-  using hook_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
-                                 points::on_training_finished, points::on_before_save_checkpoint,
-                                 points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+  using hook_points = trainer_points;
   using Ctx = TrainerContext;
   static constexpr std::string_view runner_name = "Trainer";
 };
