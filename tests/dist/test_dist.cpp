@@ -5,7 +5,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <bit>
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 
 #include "hookforge/dist.hpp"
@@ -33,19 +36,49 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// A port on 127.0.0.1 that was free a moment ago.
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  socklen_t len = sizeof addr;
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  ::close(fd);
-  return ntohs(addr.sin_port);
+/// A port on 127.0.0.1 that this process keeps bound, without listening, while the object
+/// lives: a connection to it is refused, and no other process can bind it meanwhile (nor
+/// does the kernel hand it out for port 0). Nothing serves there, for sure.
+class unserved_port {
+ public:
+  unserved_port() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    REQUIRE(fd_ >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+  }
+  unserved_port(const unserved_port&) = delete;
+  unserved_port& operator=(const unserved_port&) = delete;
+  ~unserved_port() { ::close(fd_); }
+  int port() const noexcept { return port_; }
+
+ private:
+  int fd_;
+  int port_ = 0;
+};
+
+/// A port on 127.0.0.1 that was free a moment ago (and may be taken by now: see serve_rendezvous).
+int port_free_a_moment_ago() { return unserved_port().port(); }
+
+/// Rank 0's side of a TCPStore rendezvous on 127.0.0.1, at a port the kernel picks as it binds
+/// (port 0; getPort() reads it back): no other process can take the port between its choice
+/// and the bind, as with a number picked beforehand (`ctest -j`). The other ranks reach it
+/// through dist::init with master_port = getPort().
+c10::intrusive_ptr<c10d::TCPStore> serve_rendezvous(int world) {
+  c10d::TCPStoreOptions options;
+  options.port = 0;
+  options.isServer = true;
+  options.numWorkers = static_cast<std::size_t>(world);
+  options.waitWorkers = false;
+  options.timeout = 20s;
+  auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+  REQUIRE(store->getPort() != 0);
+  return store;
 }
 
 dist::init_options rank_options(int rank, int world) {
@@ -207,40 +240,59 @@ TEST_CASE("init: a rank that never joins is named, within the join timeout") {
                        "(joined: rank 0)") == 0);
   }
   SECTION("through a TCPStore: rank 0 serves, nobody comes") {
+    // dist::init serves at the port it is given, which must be chosen beforehand: another
+    // process may bind it first (EADDRINUSE), and then this takes another. Nobody here
+    // connects to it, so no other process's rank can be mistaken for ours.
     options.world_size = 2;
-    options.master_port = free_port();
-    const auto started = clock::now();
-    const auto message = message_of([&] { dist::init(options); });
-    CHECK(clock::now() - started < 5s);
+    std::string message;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      options.master_port = port_free_a_moment_ago();
+      const auto started = clock::now();
+      message = message_of([&] { dist::init(options); });
+      if (message.find("hookforge::dist: rank 0 could not serve the rendezvous") == 0) continue;  // taken
+      CHECK(clock::now() - started < 5s);
+      break;
+    }
     CAPTURE(message);
     CHECK(message.find(fmt::format("for rank 1 of 2 at 127.0.0.1:{}, which did not join", options.master_port)) !=
           std::string::npos);
   }
   SECTION("through a TCPStore: no rank 0 to reach") {
+    const unserved_port nobody;  // bound by this process, not listening: refused, and nobody else's
     options.rank = 1;
     options.world_size = 2;
-    options.master_port = free_port();
+    options.master_port = nobody.port();
     const auto started = clock::now();
     const auto message = message_of([&] { dist::init(options); });
     CHECK(clock::now() - started < 10s);
+    CAPTURE(message);
     CHECK(message.find(fmt::format("hookforge::dist: rank 1 could not reach rank 0 at 127.0.0.1:{}", options.master_port)) ==
           0);
   }
   SECTION("two processes claiming one rank") {
+    // The first claimant is the thread that announced itself (hookforge/join/0 in the
+    // store, init.hpp), the second comes only after that: no timing decides who is who.
     auto store = c10::make_intrusive<c10d::HashStore>();
     options.world_size = 2;
     std::string first, second;
     std::thread a([&] { first = message_of([&] { dist::init_with_store(store, options, "a HashStore"); }); });
-    std::this_thread::sleep_for(50ms);
-    second = message_of([&] { dist::init_with_store(store, options, "a HashStore"); });
+    const auto deadline = clock::now() + 20s;
+    bool announced = false;
+    while (!(announced = store->check({"hookforge/join/0"})) && clock::now() < deadline)
+      std::this_thread::sleep_for(1ms);
+    if (announced) second = message_of([&] { dist::init_with_store(store, options, "a HashStore"); });
     a.join();
+    REQUIRE(announced);
     CHECK(second.find("hookforge::dist: rank 0 joined a HashStore twice") == 0);
     CHECK(first.find("for rank 1 of 2 at a HashStore, which did not join") != std::string::npos);
   }
 }
 
 TEST_CASE("two ranks over a TCPStore on loopback: the collectives") {
-  const int port = free_port();
+  // Rank 0 serves the rendezvous at a port the kernel picked (serve_rendezvous); rank 1 joins
+  // through dist::init, as a rank started with MASTER_PORT would.
+  const auto server = serve_rendezvous(2);
+  const int port = server->getPort();
   std::vector<std::exception_ptr> failures(2);
   std::vector<std::vector<double>> results(2);
   std::vector<std::string> backends(2);
@@ -250,7 +302,8 @@ TEST_CASE("two ranks over a TCPStore on loopback: the collectives") {
       try {
         auto options = rank_options(rank, 2);
         options.master_port = port;
-        auto group = dist::init(options);
+        auto group = rank == 0 ? dist::init_with_store(server, options, fmt::format("127.0.0.1:{}", port))
+                               : dist::init(options);
         backends[rank] = group.backend_name();
         auto sum = torch::tensor({1.0 + rank, 10.0});
         group.allreduce(sum);
@@ -417,20 +470,23 @@ TEST_CASE("GradientAllReduce: 2 ranks x batch 16 train as 1 rank x batch 32, and
     CHECK(torch::equal(ranks[0].trace[step], ranks[1].trace[step]));  // the same bits on every rank
     CHECK(torch::allclose(ranks[0].trace[step], alone.trace[step], 1e-5, 1e-6));
   }
+  CHECK(torch::equal(ranks[1].final_parameters, ranks[0].final_parameters));
   CHECK(torch::allclose(ranks[1].final_parameters, alone.final_parameters, 1e-5, 1e-6));
   CHECK(alone.averaged_updates == 0);  // a world of one: the hooks return at once
   CHECK(ranks[0].averaged_updates == 12);
 
-  // Scores are global: equal on both ranks, and the means over all 128 (48) samples.
-  for (const auto& r : ranks) {
-    REQUIRE(r.result.history.size() == 3);
-    for (std::size_t e = 0; e < 3; ++e) {
-      CHECK(r.result.history[e].train_scores.at("loss") == ranks[0].result.history[e].train_scores.at("loss"));
-      CHECK(r.result.history[e].train_scores.at("loss") ==
-            Approx(alone.result.history[e].train_scores.at("loss")).epsilon(1e-5));
-      CHECK(r.result.history[e].val_scores.at("loss") ==
-            Approx(alone.result.history[e].val_scores.at("loss")).epsilon(1e-5));
-    }
+  // Scores are global: the same bits on both ranks, and the means over all 128 (48) samples.
+  const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+  REQUIRE(ranks[0].result.history.size() == 3);
+  REQUIRE(ranks[1].result.history.size() == 3);
+  for (std::size_t e = 0; e < 3; ++e) {
+    CAPTURE(e);
+    const auto& zero = ranks[0].result.history[e];
+    const auto& one = ranks[1].result.history[e];
+    CHECK(bits(zero.train_scores.at("loss")) == bits(one.train_scores.at("loss")));
+    CHECK(bits(zero.val_scores.at("loss")) == bits(one.val_scores.at("loss")));
+    CHECK(zero.train_scores.at("loss") == Approx(alone.result.history[e].train_scores.at("loss")).epsilon(1e-5));
+    CHECK(zero.val_scores.at("loss") == Approx(alone.result.history[e].val_scores.at("loss")).epsilon(1e-5));
   }
 
   // Files from rank 0 only; its metrics.csv holds the global scores.

@@ -5,13 +5,16 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/resource.h>
@@ -380,31 +383,108 @@ TEST_CASE("atomic file: saves remove the stale temps of dead writers, not live o
 
 TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no temps after "
           "the next save", "[checkpoint]") {
+  using clock = std::chrono::steady_clock;
+  using namespace std::chrono_literals;
   tfx::temp_dir dir;
   const auto file = dir.path / "last.ckpt";
   torch::manual_seed(3);
-  torch::nn::Linear even(128, 128), odd(128, 128);
-  checkpoint_writer{}.add_module("model", even).add_int("step", 0).save(file);
+  // 8 MiB modules: writing the temp file takes milliseconds even on a fast disk, so a kill on
+  // sight of it lands mid-write on a loaded machine too.
+  torch::nn::Linear even(1024, 2048), odd(1024, 2048);
+  const auto save = [&](std::int64_t step) {
+    checkpoint_writer{}.add_module("model", step % 2 ? odd : even).add_int("step", step).save(file);
+  };
+  // How long a save takes here and now (a loaded machine's disk, too): the kills' delays are
+  // fractions of it.
+  const auto timing = clock::now();
+  for (int i = 0; i < 4; ++i) save(0);
+  const auto save_time = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - timing) / 4;
 
-  // Some kills land mid-save and leave a temp file; the next save (the next child's
-  // first) removes it, as the dead writer's pid no longer exists.
-  for (int kill = 0; kill < 12; ++kill) {
+  // Each child saves steps 1, 2, ... for ever and reports each step whose save returned (the
+  // file renamed into place) through a pipe. Of every three kills, two wait for the child's
+  // first report, so the file must then be the child's, and come in a later save: one a
+  // random fraction of a save later, one as soon as that save's temp file is seen, so while
+  // it is being written; a kill mid-write leaves the temp behind (last.ckpt.tmp.<pid>). The
+  // third comes at a random moment from the fork, before, during or after the child's first
+  // save. The next child's first save removes the dead one's temp. Until a kill has landed
+  // mid-write there are more kills, up to 60 (or 8 s).
+  enum class moment { after_a_report, on_sight_of_the_temp, at_random };
+  using enum moment;
+  int kills = 0, after_a_save = 0, mid_write = 0;
+  std::int64_t previous = 0;  // the step in the file before this child
+  const auto started = clock::now();
+  while (kills < 12 || (mid_write == 0 && kills < 60 && clock::now() - started < 8s)) {
+    int report[2];
+    REQUIRE(::pipe(report) == 0);
     const pid_t saver = ::fork();
     REQUIRE(saver >= 0);
-    if (saver == 0) {  // saves forever, alternating two models
-      for (std::int64_t step = 1;; ++step)
-        checkpoint_writer{}.add_module("model", step % 2 ? odd : even).add_int("step", step).save(file);
+    if (saver == 0) {
+      ::close(report[0]);
+      for (std::int64_t step = 1;; ++step) {
+        save(step);
+        if (::write(report[1], &step, sizeof step) != static_cast<ssize_t>(sizeof step)) ::_exit(1);
+      }
     }
-    ::usleep(static_cast<useconds_t>(3000 + 7919 * kill % 40000));
+    ::close(report[1]);
+    std::string reports;  // the child's int64 steps, in order
+    const auto read_reports = [&](int timeout_ms) {
+      char buf[512];
+      ::pollfd pfd{report[0], POLLIN, 0};
+      if (::poll(&pfd, 1, timeout_ms) <= 0) return false;
+      const ssize_t n = ::read(report[0], buf, sizeof buf);
+      if (n > 0) reports.append(buf, static_cast<std::size_t>(n));
+      return n > 0;
+    };
+    const moment when = static_cast<moment>(kills % 3);
+    const double fraction = static_cast<double>(7919 * kills % 1000) / 1000.0;  // spread over [0, 1)
+    const auto temp = dir.path / ("last.ckpt.tmp." + std::to_string(saver));
+    bool reported_in_time = true;
+    if (when != at_random) {
+      const auto deadline = clock::now() + 20s;
+      while (reports.size() < sizeof(std::int64_t) && clock::now() < deadline) read_reports(100);
+      reported_in_time = reports.size() >= sizeof(std::int64_t);
+    }
+    if (when == on_sight_of_the_temp) {
+      const auto deadline = clock::now() + 20s;
+      while (reported_in_time && !fs::exists(temp) && clock::now() < deadline) std::this_thread::sleep_for(20us);
+    } else {
+      std::this_thread::sleep_for(save_time * (when == at_random ? 3 * fraction : fraction));
+    }
     ::kill(saver, SIGKILL);
     ::waitpid(saver, nullptr, 0);
+    while (read_reports(1000)) {
+    }  // every report the child made before it died (then end of file)
+    ::close(report[0]);
+    ++kills;
 
-    INFO("kill " << kill);
+    INFO("kill " << kills << " ("
+                 << (when == after_a_report ? "after a report" : when == at_random ? "at random" : "on sight of the temp")
+                 << ")");
+    REQUIRE(reported_in_time);  // a save takes well under 20 s
+    std::int64_t reported = 0;  // the last step the child saved
+    if (reports.size() >= sizeof reported)
+      std::memcpy(&reported, reports.data() + (reports.size() / sizeof reported - 1) * sizeof reported,
+                  sizeof reported);
+    after_a_save += reported >= 1;
+    mid_write += fs::exists(temp);
+
     checkpoint_reader ckpt(file);
-    torch::nn::Linear loaded(128, 128);
+    torch::nn::Linear loaded(1024, 2048);
     ckpt.load_module("model", loaded);
-    CHECK(torch::equal(loaded->weight, (ckpt.load_int("step") % 2 ? odd : even)->weight));
+    const auto step = ckpt.load_int("step");
+    CHECK(torch::equal(loaded->weight, (step % 2 ? odd : even)->weight));
+    // The last save the child reported, or its next one if that was renamed into place but not
+    // yet reported; before its first report, the previous child's last one, or its own first.
+    if (reported >= 1)
+      CHECK((step == reported || step == reported + 1));
+    else
+      CHECK((step == previous || step == 1));
+    previous = step;
   }
+  INFO(kills << " kills: " << after_a_save << " after a completed save, " << mid_write
+             << " while writing the temp file (a save takes " << save_time.count() << " us here)");
+  CHECK(after_a_save >= 1);
+  CHECK(mid_write >= 1);
   checkpoint_writer{}.add_module("model", even).add_int("step", 0).save(file);
   CHECK(dir.files() == std::vector<std::string>{"last.ckpt"});
 }
