@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
   for (auto name : hookforge_bench::case_names)
     for (int n : hookforge_bench::hook_counts)
       benchmark::RegisterBenchmark(
-          ("BM_dispatch/" + std::string(name) + "/" + std::to_string(n)).c_str(), bm_dispatch,
-          name, n);
+          ("BM_dispatch/" + std::string(name) + "/" + std::to_string(n)).c_str(), bm_dispatch, name,
+          n);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

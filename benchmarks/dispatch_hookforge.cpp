@@ -116,11 +116,16 @@ std::unique_ptr<dispatch_bench> make_for(std::string_view name) {
 std::unique_ptr<dispatch_bench> make_dispatch_bench(std::string_view name, int n) {
   if (name == "virtual" || name == "function") return make_erased_bench(name, n);
   switch (n) {
-    case 0: return make_for<0>(name);
-    case 1: return make_for<1>(name);
-    case 8: return make_for<8>(name);
-    case 32: return make_for<32>(name);
-    default: return nullptr;
+    case 0:
+      return make_for<0>(name);
+    case 1:
+      return make_for<1>(name);
+    case 8:
+      return make_for<8>(name);
+    case 32:
+      return make_for<32>(name);
+    default:
+      return nullptr;
   }
 }
 

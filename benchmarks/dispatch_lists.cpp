@@ -26,21 +26,23 @@ void fill(List& list, int n, Make make, std::integer_sequence<int, I...>) {
 
 virtual_list make_virtual_list(int n) {
   virtual_list list;
-  fill(list, n,
-       []<class H>(H) -> std::unique_ptr<virtual_hook> {
-         return std::make_unique<virtual_adapter<H>>();
-       },
-       std::make_integer_sequence<int, max_hooks>{});
+  fill(
+      list, n,
+      []<class H>(H) -> std::unique_ptr<virtual_hook> {
+        return std::make_unique<virtual_adapter<H>>();
+      },
+      std::make_integer_sequence<int, max_hooks>{});
   return list;
 }
 
 function_list make_function_list(int n) {
   function_list list;
-  fill(list, n,
-       []<class H>(H h) -> std::function<void(bench_ctx&)> {
-         return [h](bench_ctx& ctx) mutable { h.bump(ctx); };
-       },
-       std::make_integer_sequence<int, max_hooks>{});
+  fill(
+      list, n,
+      []<class H>(H h) -> std::function<void(bench_ctx&)> {
+        return [h](bench_ctx& ctx) mutable { h.bump(ctx); };
+      },
+      std::make_integer_sequence<int, max_hooks>{});
   return list;
 }
 

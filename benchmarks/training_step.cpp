@@ -35,7 +35,9 @@ using hookforge::Entry;
 constexpr int kBatches = 64;
 
 struct MlpImpl : torch::nn::Module {
-  MlpImpl() : fc1(register_module("fc1", torch::nn::Linear(64, 64))), fc2(register_module("fc2", torch::nn::Linear(64, 1))) {}
+  MlpImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(64, 64))),
+        fc2(register_module("fc2", torch::nn::Linear(64, 1))) {}
   torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
   torch::Tensor forward(const Entry& e) { return forward(e.at("input")); }
   torch::nn::Linear fc1, fc2;
@@ -70,8 +72,8 @@ torch::Tensor mse(const Entry& e) { return torch::mse_loss(e.at("output"), e.at(
 
 /// One variant, ready to run epochs: everything it needs is owned by the closure.
 struct Variant {
-  std::function<void()> epoch;       ///< one epoch of kBatches steps
-  std::function<bool()> hooks_ran;   ///< the hooks really fired (false when they should have)
+  std::function<void()> epoch;      ///< one epoch of kBatches steps
+  std::function<bool()> hooks_ran;  ///< the hooks really fired (false when they should have)
 };
 
 /// The hand-written loop: what a user writes without a framework.
@@ -118,7 +120,8 @@ Variant make_variant(std::string_view name) {
     return {[v] { v->epoch(); }, [] { return true; }};
   }
   if (name == "runner/8") {
-    auto v = std::make_shared<WithRunner<T0, T1, T2, T3, T4, T5, T6, T7>>(T0{}, T1{}, T2{}, T3{}, T4{}, T5{}, T6{}, T7{});
+    auto v = std::make_shared<WithRunner<T0, T1, T2, T3, T4, T5, T6, T7>>(T0{}, T1{}, T2{}, T3{},
+                                                                          T4{}, T5{}, T6{}, T7{});
     return {[v] { v->epoch(); }, [v] { return v->runner.hooks().template get<1>().calls > 0; }};
   }
   if (name == "runtime/8") {
@@ -140,7 +143,8 @@ Variant make_variant(std::string_view name) {
     // write fails at once), so the terminal's cost is not measured, only the hooks'.
     struct WithDefaults {
       std::ostream discard{nullptr};
-      hookforge::default_hooks defaults{{.progress = {.stream = &discard}, .logger = {.stream = &discard}}};
+      hookforge::default_hooks defaults{
+          {.progress = {.stream = &discard}, .logger = {.stream = &discard}}};
       WithRunner<decltype(defaults.training())> with{defaults.training()};
     };
     auto v = std::make_shared<WithDefaults>();
@@ -149,22 +153,23 @@ Variant make_variant(std::string_view name) {
   return {};
 }
 
-constexpr std::string_view kVariants[] = {"plain", "runner/0", "runner/8", "runtime/8", "runner/default"};
+constexpr std::string_view kVariants[] = {"plain", "runner/0", "runner/8", "runtime/8",
+                                          "runner/default"};
 
 void BM_step(benchmark::State& state, std::string_view name) {
   torch::set_num_threads(1);
   auto variant = make_variant(name);
   for (auto _ : state) variant.epoch();
   if (!variant.hooks_ran()) state.SkipWithError("hooks did not run");
-  state.counters["us_per_step"] = benchmark::Counter(double(state.iterations()) * kBatches * 1e-6,
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_step"] =
+      benchmark::Counter(double(state.iterations()) * kBatches * 1e-6,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 /// Counted by callgrind_step.sh (valgrind --toggle-collect='*measured_epochs*').
 [[gnu::noinline]] void measured_epochs(Variant& variant, int epochs) {
   for (int i = 0; i < epochs; ++i) variant.epoch();
 }
-
 
 /// Prints the usual output, and at the end each variant's median time per step and
 /// its ratio to the plain loop (the ratio of medians, and the median of the ratios of
@@ -181,14 +186,19 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::Finalize();
     auto median = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());
-      return v.empty() ? 0.0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
+      return v.empty()
+                 ? 0.0
+                 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
     };
     const auto& plain = per_step_["step/plain"];
-    std::printf("\n| variant | median per step (us) | ratio to plain (medians) | median of paired ratios |\n");
+    std::printf(
+        "\n| variant | median per step (us) | ratio to plain (medians) | median of paired ratios "
+        "|\n");
     std::printf("|---|---|---|---|\n");
     for (const auto& [name, times] : per_step_) {
       std::vector<double> ratios;
-      for (std::size_t i = 0; i < times.size() && i < plain.size(); ++i) ratios.push_back(times[i] / plain[i]);
+      for (std::size_t i = 0; i < times.size() && i < plain.size(); ++i)
+        ratios.push_back(times[i] / plain[i]);
       std::printf("| %s | %.2f | %.4f | %.4f |\n", name.c_str(), median(times) * 1e3,
                   median(times) / median(plain), median(ratios));
     }
@@ -214,11 +224,14 @@ int main(int argc, char** argv) {
     return variant.hooks_ran() ? 0 : 1;
   }
   for (auto name : kVariants)
-    benchmark::RegisterBenchmark(("step/" + std::string(name)).c_str(), BM_step, name)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("step/" + std::string(name)).c_str(), BM_step, name)
+        ->Unit(benchmark::kMillisecond);
   std::vector<char*> args(argv, argv + argc);
-  std::string reps = "--benchmark_repetitions=15", interleave = "--benchmark_enable_random_interleaving=true";
+  std::string reps = "--benchmark_repetitions=15",
+              interleave = "--benchmark_enable_random_interleaving=true";
   bool has_reps = false;
-  for (int i = 1; i < argc; ++i) has_reps = has_reps || std::string(argv[i]).rfind("--benchmark_repetitions", 0) == 0;
+  for (int i = 1; i < argc; ++i)
+    has_reps = has_reps || std::string(argv[i]).rfind("--benchmark_repetitions", 0) == 0;
   if (!has_reps) args.push_back(reps.data());
   args.push_back(interleave.data());
   int n = static_cast<int>(args.size());

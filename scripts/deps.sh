@@ -11,9 +11,10 @@ set -euo pipefail
 # note on BLAS). python3: hookforge-run's command-line tests (tests/run/cli.py).
 # python3-venv: scripts/torch.sh installs the pinned LibTorch 2.x (the pip wheel) into a venv.
 # valgrind: the dispatch check counts instructions under callgrind (tests/CMakeLists.txt).
+# clang-format-19: the CTest test `format` (scripts/format.sh --check).
 packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev catch2
           libbenchmark-dev libtorch-dev libgloo-dev libpng-dev libssl-dev libclang-rt-19-dev
-          gnuplot-nox libopenblas0-pthread python3 python3-venv valgrind)
+          gnuplot-nox libopenblas0-pthread python3 python3-venv valgrind clang-format-19)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -49,7 +49,7 @@ step() {  # step NAME LIMIT_S COMMAND...: runs it with a time limit, logs to OUT
 } >"$report" 2>&1
 
 step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  "-DCMAKE_PREFIX_PATH=$torch_prefix;$deps/usr" -DHOOKFORGE_DIST_NCCL=ON \
+  "-DCMAKE_PREFIX_PATH=$torch_prefix;$deps/usr" -DHOOKFORGE_DISTRIBUTED_NCCL=ON \
   -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF
 step build 300 cmake --build "$build" -j "$jobs" --target hookforge_torch_tests hookforge-run
 step cuda-tests 120 ctest --test-dir "$build" -L cuda -j 4 --output-on-failure

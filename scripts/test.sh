@@ -8,8 +8,9 @@
 #             GPU is present
 #   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything, every
 #             test but the header self-containment ones (label `headers`), which test
-#             hookforge's headers, not LibTorch's, and the callgrind dispatch check (label
-#             `callgrind`, torch-free): both ran in torch2
+#             hookforge's headers, not LibTorch's, the callgrind dispatch check (label
+#             `callgrind`, torch-free) and the clang-format check (label `format`): all ran in
+#             torch2
 #   clang     clang++-19 (or $HOOKFORGE_CLANG) against LibTorch 2.11, in <build-dir>-clang: the
 #             core's unit tests, the compiled torch layer, and every compile-fail test (C++20
 #             and C++26, whose messages are composed)
@@ -49,7 +50,7 @@ configure_build_test() {  # DIR CTEST_ARGS CMAKE_ARGS...
 }
 
 torch2() { configure_build_test "$build-torch2" "" -DCMAKE_PREFIX_PATH="$torch2_prefix"; }
-torch1() { configure_build_test "$build" "-LE ^(headers|callgrind)$" -DCMAKE_PREFIX_PATH=; }
+torch1() { configure_build_test "$build" "-LE ^(headers|callgrind|format)$" -DCMAKE_PREFIX_PATH=; }
 
 clang() {
   cmake -S . -B "$build-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$clang" \

@@ -4,7 +4,7 @@
 // Built with HOOKFORGE_SEPARATE_COMPILATION (the target defines it, PUBLIC), so the
 // headers only declare these functions and each `-inl.hpp` below defines them here,
 // out of line. Users of hookforge::torch_compiled get the macro too: their TUs neither
-// parse these bodies nor generate their code (core/config.hpp). Every `-inl.hpp` of the
+// parse these bodies nor generate their code (core/build_mode.hpp). Every `-inl.hpp` of the
 // include tree must be listed here; CMake checks it at configure time.
 #ifndef HOOKFORGE_SEPARATE_COMPILATION
 #error "src/torch.cpp is hookforge::torch_compiled: build it with HOOKFORGE_SEPARATE_COMPILATION"

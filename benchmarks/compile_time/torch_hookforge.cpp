@@ -11,8 +11,10 @@ namespace pts = hookforge::points;
 using hookforge::Entry;
 
 struct NetImpl : torch::nn::Module {
-  NetImpl() : body(register_module("body", torch::nn::Sequential(torch::nn::Linear(1, 64), torch::nn::Tanh(),
-                                                                 torch::nn::Linear(64, 1)))) {}
+  NetImpl()
+      : body(register_module("body",
+                             torch::nn::Sequential(torch::nn::Linear(1, 64), torch::nn::Tanh(),
+                                                   torch::nn::Linear(64, 1)))) {}
   torch::Tensor forward(const Entry& batch) { return body->forward(batch.at("input")); }
   torch::nn::Sequential body;
 };
@@ -20,8 +22,11 @@ TORCH_MODULE(Net);
 
 struct ClipGradients {
   double max_norm;
-  void clip(hookforge::TrainingContext& ctx) { torch::nn::utils::clip_grad_norm_(ctx.parameters(), max_norm); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(clip, pts::on_post_backward));
+  void clip(hookforge::TrainingContext& ctx) {
+    torch::nn::utils::clip_grad_norm_(ctx.parameters(), max_norm);
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(clip, pts::on_post_backward));
 };
 
 struct Warmup {
@@ -29,16 +34,19 @@ struct Warmup {
   double target_lr;
   void adjust(hookforge::TrainingContext& ctx) {
     if (ctx.optimizer_steps >= steps) return;
-    double lr = target_lr * static_cast<double>(ctx.optimizer_steps + 1) / static_cast<double>(steps);
+    double lr =
+        target_lr * static_cast<double>(ctx.optimizer_steps + 1) / static_cast<double>(steps);
     for (auto& group : ctx.optimizer->param_groups()) group.options().set_lr(lr);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(adjust, pts::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(adjust, pts::on_pre_step));
 };
 
 struct LossSum {
   double sum = 0;
   void add(hookforge::TrainingContext& ctx) { sum += ctx.loss.item<double>(); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_step));
 };
 
 struct EpochLog {
@@ -51,8 +59,11 @@ struct EpochLog {
 };
 
 struct Announce {
-  void begin(hookforge::TrainerContext& ctx) { std::printf("training %lld epoch(s)\n", static_cast<long long>(ctx.total_epochs)); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(begin, pts::on_training_began));
+  void begin(hookforge::TrainerContext& ctx) {
+    std::printf("training %lld epoch(s)\n", static_cast<long long>(ctx.total_epochs));
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(begin, pts::on_training_began));
 };
 
 int main() {

@@ -6,8 +6,10 @@
 #include <cstdio>
 
 struct NetImpl : torch::nn::Module {
-  NetImpl() : body(register_module("body", torch::nn::Sequential(torch::nn::Linear(1, 64), torch::nn::Tanh(),
-                                                                 torch::nn::Linear(64, 1)))) {}
+  NetImpl()
+      : body(register_module("body",
+                             torch::nn::Sequential(torch::nn::Linear(1, 64), torch::nn::Tanh(),
+                                                   torch::nn::Linear(64, 1)))) {}
   torch::Tensor forward(const torch::Tensor& x) { return body->forward(x); }
   torch::nn::Sequential body;
 };

@@ -21,12 +21,12 @@ HOOKFORGE_POINT(on_pre_attack);
 HOOKFORGE_POINT(on_post_attack);
 
 struct AdversarialContext : hookforge::epoch_counters {
-  hookforge::Entry entry;          // "input", "target" (class index); "adversarial" after the attack
+  hookforge::Entry entry;  // "input", "target" (class index); "adversarial" after the attack
   torch::optim::Optimizer* optimizer = nullptr;
-  double epsilon = 0.0;            // hooks set it at on_pre_attack
-  bool attack = true;              // hooks may turn the attack off for a batch
-  std::int64_t fooled = 0;         // samples whose prediction the attack flipped, this batch
-  torch::Tensor loss;              // the batch's loss, after the update (progress bar, logger)
+  double epsilon = 0.0;     // hooks set it at on_pre_attack
+  bool attack = true;       // hooks may turn the attack off for a batch
+  std::int64_t fooled = 0;  // samples whose prediction the attack flipped, this batch
+  torch::Tensor loss;       // the batch's loss, after the update (progress bar, logger)
   hookforge::score_accumulator running_scores;
   hookforge::epoch_scores scores;  // at on_epoch_end
   bool stop_training = false;      // hooks may ask a trainer to stop
@@ -40,16 +40,18 @@ class AdversarialTrainingRunner
   using base = hookforge::training_runner_base<AdversarialTrainingRunner, Hooks...>;
 
  public:
-  using hook_points = hookforge::point_list<hookforge::points::on_epoch_start, hookforge::points::on_pre_step,
-                                            on_pre_attack, on_post_attack, hookforge::points::on_post_step,
-                                            hookforge::points::on_epoch_end>;
+  using hook_points =
+      hookforge::point_list<hookforge::points::on_epoch_start, hookforge::points::on_pre_step,
+                            on_pre_attack, on_post_attack, hookforge::points::on_post_step,
+                            hookforge::points::on_epoch_end>;
   using Ctx = AdversarialContext;
 
   AdversarialTrainingRunner(torch::optim::Optimizer& optimizer, Hooks... hooks)
       : base(optimizer, std::move(hooks)...) {}
 
   template <class Model, class Loader, class Criterion>
-  hookforge::epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, Criterion&& criterion) {
+  hookforge::epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch,
+                                    Criterion&& criterion) {
     namespace pts = hookforge::points;
     hookforge::set_training_mode(model, true);
     Ctx ctx;
@@ -78,9 +80,10 @@ class AdversarialTrainingRunner
 
       this->optimizer_->zero_grad();
       auto clean = criterion(model->forward(input), target);
-      auto loss = ctx.entry.contains("adversarial")
-                      ? 0.5 * (clean + criterion(model->forward(ctx.entry.at("adversarial")), target))
-                      : clean;
+      auto loss =
+          ctx.entry.contains("adversarial")
+              ? 0.5 * (clean + criterion(model->forward(ctx.entry.at("adversarial")), target))
+              : clean;
       loss.backward();
       this->optimizer_->step();
       ctx.loss = loss.detach();

@@ -20,12 +20,12 @@ HOOKFORGE_POINT(on_post_attack);
 
 struct AttackCtx {
   int epoch = 0;
-  std::size_t index = 0;     // sample within the epoch
-  double sample = 0;         // the clean input
-  double perturbed = 0;      // the input after the attack
-  double strength = 0.1;     // hooks may change it before the attack
-  bool flipped = false;      // did the attack change the prediction?
-  int flips = 0;             // flips this epoch
+  std::size_t index = 0;  // sample within the epoch
+  double sample = 0;      // the clean input
+  double perturbed = 0;   // the input after the attack
+  double strength = 0.1;  // hooks may change it before the attack
+  bool flipped = false;   // did the attack change the prediction?
+  int flips = 0;          // flips this epoch
 };
 
 template <class... Hooks>
@@ -78,7 +78,10 @@ struct StrengthSchedule {
 /// bound there.
 struct Tracer {
   int events = 0;
-  void trace(auto& ctx) { ++events; (void)ctx; }
+  void trace(auto& ctx) {
+    ++events;
+    (void)ctx;
+  }
   static constexpr auto bindings = hookforge::bindings(
       HOOKFORGE_HOOKS_INTO(trace, on_pre_attack, on_post_attack, pts::on_post_step));
 };
@@ -89,7 +92,8 @@ struct Report {
   void print(AttackCtx& ctx) {
     fmt::print("epoch {}: {} of {} samples flipped\n", ctx.epoch, ctx.flips, ctx.index);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(print, pts::on_epoch_end));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(print, pts::on_epoch_end));
 };
 
 /// Logs each flip; attached from "config" at run time below.
@@ -104,7 +108,8 @@ int main() {
   const std::vector<double> samples{-0.9, -0.35, -0.05, 0.15, 0.4, 0.8};
 
   Tracer tracer;  // shared by reference: the object outlives the runner
-  AttackRunner runner{StrengthSchedule{}, hookforge::ref(tracer), Report{}, hookforge::runtime_hooks{}};
+  AttackRunner runner{StrengthSchedule{}, hookforge::ref(tracer), Report{},
+                      hookforge::runtime_hooks{}};
 
   // A config-driven hook: type-erased, bound by point name when attached, with the priority a
   // config file would give it. It lands in the same order as the static hooks.

@@ -17,9 +17,11 @@ namespace pts = hookforge::points;
 using hookforge::Entry;
 
 struct NetImpl : torch::nn::Module {
-  NetImpl() : body(register_module("body", torch::nn::Sequential(torch::nn::Linear(1, 64), torch::nn::Tanh(),
-                                                                 torch::nn::Linear(64, 64), torch::nn::Tanh(),
-                                                                 torch::nn::Linear(64, 1)))) {}
+  NetImpl()
+      : body(register_module("body",
+                             torch::nn::Sequential(torch::nn::Linear(1, 64), torch::nn::Tanh(),
+                                                   torch::nn::Linear(64, 64), torch::nn::Tanh(),
+                                                   torch::nn::Linear(64, 1)))) {}
   torch::Tensor forward(const Entry& batch) { return body->forward(batch.at("input")); }
   torch::nn::Sequential body;
 };
@@ -42,8 +44,11 @@ std::vector<Entry> make_data(int batches, int size, int seed) {
 struct ClipGradients {
   double max_norm;
   static constexpr int priority = hookforge::priority::HIGH;
-  void clip(hookforge::TrainingContext& ctx) { torch::nn::utils::clip_grad_norm_(ctx.parameters(), max_norm); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(clip, pts::on_post_backward));
+  void clip(hookforge::TrainingContext& ctx) {
+    torch::nn::utils::clip_grad_norm_(ctx.parameters(), max_norm);
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(clip, pts::on_post_backward));
 };
 
 /// Linear learning-rate warm-up over the first `steps` updates, per batch.
@@ -52,10 +57,12 @@ struct Warmup {
   double target_lr;
   void adjust(hookforge::TrainingContext& ctx) {
     if (ctx.optimizer_steps >= steps) return;
-    double lr = target_lr * static_cast<double>(ctx.optimizer_steps + 1) / static_cast<double>(steps);
+    double lr =
+        target_lr * static_cast<double>(ctx.optimizer_steps + 1) / static_cast<double>(steps);
     for (auto& group : ctx.optimizer->param_groups()) group.options().set_lr(lr);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(adjust, pts::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(adjust, pts::on_pre_step));
 };
 
 int main() {
@@ -75,11 +82,16 @@ int main() {
 
     // Progress bars, an epoch summary, metrics files and a checkpoint per epoch (3 kept).
     hookforge::default_hooks defaults({.checkpoint = {.max_keep_ckpts = 3}});
-    hookforge::TrainingEpochRunner train(adam, {}, defaults.training(), Warmup{20, 0.01}, ClipGradients{1.0});
-    hookforge::ValidationEpochRunner validate(hookforge::inference_options{}, defaults.validation());
+    hookforge::TrainingEpochRunner train(adam, {}, defaults.training(), Warmup{20, 0.01},
+                                         ClipGradients{1.0});
+    hookforge::ValidationEpochRunner validate(hookforge::inference_options{},
+                                              defaults.validation());
     hookforge::Trainer trainer(net, train, validate,
-                               {.epochs = epochs, .scheduler = &schedule, .stop = &early_stop,
-                                .work_dir = work_dir, .print_bindings = !resume},
+                               {.epochs = epochs,
+                                .scheduler = &schedule,
+                                .stop = &early_stop,
+                                .work_dir = work_dir,
+                                .print_bindings = !resume},
                                defaults.trainer());
     if (resume) trainer.load_checkpoint(hookforge::latest_checkpoint(work_dir).value());
     return trainer.fit(train_data, val_data, criterion);
@@ -89,8 +101,8 @@ int main() {
   run(15, false);
   fmt::print("-- resumed from {}\n", hookforge::latest_checkpoint(work_dir).value().string());
   auto result = run(30, true);
-  fmt::print("finished after {} epochs (stop reason: {}); validation loss {:.4f}\n", result.completed_epochs,
-             result.stop_reason, result.val_scores.at("loss"));
+  fmt::print("finished after {} epochs (stop reason: {}); validation loss {:.4f}\n",
+             result.completed_epochs, result.stop_reason, result.val_scores.at("loss"));
   std::filesystem::remove_all(work_dir);
   return result.val_scores.at("loss") < 0.02 ? 0 : 1;  // starts near 0.45; noise floor 0.0025
 }

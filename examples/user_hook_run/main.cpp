@@ -18,13 +18,15 @@
 
 namespace pts = hookforge::points;
 
-/// The global gradient norm after backward: printed every `every` steps, the epoch's largest at its end.
+/// The global gradient norm after backward: printed every `every` steps, the epoch's largest at its
+/// end.
 struct GradNorm {
   std::int64_t every = 10;
   double largest = 0;
 
   explicit GradNorm(std::int64_t every_) : every(every_) {
-    if (every < 1) throw std::invalid_argument("GradNorm: every must be >= 1, got " + std::to_string(every));
+    if (every < 1)
+      throw std::invalid_argument("GradNorm: every must be >= 1, got " + std::to_string(every));
   }
 
   // Constrained: registered for every torch context (kinds::hook), the handlers are
@@ -38,7 +40,8 @@ struct GradNorm {
       if (p.grad().defined()) norm += p.grad().detach().pow(2).sum().template item<double>();
     norm = std::sqrt(norm);
     largest = std::max(largest, norm);
-    if ((ctx.global_step + 1) % every == 0) fmt::print("  grad norm at step {}: {:.4f}\n", ctx.global_step + 1, norm);
+    if ((ctx.global_step + 1) % every == 0)
+      fmt::print("  grad norm at step {}: {:.4f}\n", ctx.global_step + 1, norm);
   }
   template <class C>
     requires requires(C& c) { c.parameters(); }
@@ -47,8 +50,9 @@ struct GradNorm {
     largest = 0;
   }
 
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(measure, pts::on_post_backward),
-                                                       HOOKFORGE_HOOKS_INTO(report, pts::on_epoch_end));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(measure, pts::on_post_backward),
+                          HOOKFORGE_HOOKS_INTO(report, pts::on_epoch_end));
 };
 
 // The one line: GradNorm, with its parameter, for any torch component (kinds::hook).

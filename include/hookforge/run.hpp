@@ -4,7 +4,7 @@
 // config, and hookforge-run's command line (run::main). See docs/config.md.
 #pragma once
 
-#include "hookforge/yaml.hpp"
+#include "hookforge/config.hpp"
 #include "hookforge/run/dataset.hpp"
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/hooks.hpp"

@@ -53,22 +53,24 @@ template <class C>
 auto adam_options() {
   return cfg::options<C>(cfg::field("model", &C::model, cfg::required), cfg::field("lr", &C::lr),
                          cfg::field("betas", &C::betas), cfg::field("eps", &C::eps),
-                         cfg::field("weight_decay", &C::weight_decay), cfg::field("amsgrad", &C::amsgrad),
-                         cfg::field("fused", &C::fused));
+                         cfg::field("weight_decay", &C::weight_decay),
+                         cfg::field("amsgrad", &C::amsgrad), cfg::field("fused", &C::fused));
 }
 
 /// A loss comparing two fields of the batch.
 template <class L>
 auto field_pair_options() {
-  return cfg::options<L>(cfg::field("output_field", &L::output_field), cfg::field("target_field", &L::target_field));
+  return cfg::options<L>(cfg::field("output_field", &L::output_field),
+                         cfg::field("target_field", &L::target_field));
 }
 
 /// PSNR's and SSIM's parameters.
 template <class M>
 auto image_metric_options() {
-  return cfg::options<M>(cfg::field("data_range", &M::data_range), cfg::field("crop_border", &M::crop_border),
-                         cfg::field("output_field", &M::output_field), cfg::field("target_field", &M::target_field),
-                         cfg::field("name", &M::name));
+  return cfg::options<M>(
+      cfg::field("data_range", &M::data_range), cfg::field("crop_border", &M::crop_border),
+      cfg::field("output_field", &M::output_field), cfg::field("target_field", &M::target_field),
+      cfg::field("name", &M::name));
 }
 
 /// A scheduler over `o`, keeping it alive.
@@ -86,43 +88,46 @@ HOOKFORGE_REGISTER_AS(model, "ESPCN", run::module_model<ESPCN>,
                                                   cfg::field("channels", &espcn_options::channels),
                                                   cfg::field("features", &espcn_options::features),
                                                   cfg::field("residual", &espcn_options::residual),
-                                                  cfg::field("input_field", &espcn_options::input_field)));
-HOOKFORGE_REGISTER_AS(model, "MLP", run::module_model<MLP>,
-                      cfg::options<mlp_options>(cfg::field("in_features", &mlp_options::in_features),
-                                                cfg::field("hidden", &mlp_options::hidden),
-                                                cfg::field("out_features", &mlp_options::out_features),
-                                                cfg::field("activation", &mlp_options::activation),
-                                                cfg::field("input_field", &mlp_options::input_field)));
+                                                  cfg::field("input_field",
+                                                             &espcn_options::input_field)));
 HOOKFORGE_REGISTER_AS(
-    model, "PatchDiscriminator", run::module_model<PatchDiscriminator>,
-    cfg::options<patch_discriminator_options>(cfg::field("channels", &patch_discriminator_options::channels),
-                                              cfg::field("features", &patch_discriminator_options::features),
-                                              cfg::field("layers", &patch_discriminator_options::layers),
-                                              cfg::field("input_field", &patch_discriminator_options::input_field)));
+    model, "MLP", run::module_model<MLP>,
+    cfg::options<mlp_options>(cfg::field("in_features", &mlp_options::in_features),
+                              cfg::field("hidden", &mlp_options::hidden),
+                              cfg::field("out_features", &mlp_options::out_features),
+                              cfg::field("activation", &mlp_options::activation),
+                              cfg::field("input_field", &mlp_options::input_field)));
+HOOKFORGE_REGISTER_AS(model, "PatchDiscriminator", run::module_model<PatchDiscriminator>,
+                      cfg::options<patch_discriminator_options>(
+                          cfg::field("channels", &patch_discriminator_options::channels),
+                          cfg::field("features", &patch_discriminator_options::features),
+                          cfg::field("layers", &patch_discriminator_options::layers),
+                          cfg::field("input_field", &patch_discriminator_options::input_field)));
 
 // --- optimisers ------------------------------------------------------------------------------
 
-HOOKFORGE_REGISTER_AS(optimizer, "SGD", torch::optim::SGD, cfg::factory(&run::make_sgd),
-                      cfg::options<run::sgd_config>(cfg::field("model", &run::sgd_config::model, cfg::required),
-                                                    cfg::field("lr", &run::sgd_config::lr, cfg::required),
-                                                    cfg::field("momentum", &run::sgd_config::momentum),
-                                                    cfg::field("dampening", &run::sgd_config::dampening),
-                                                    cfg::field("weight_decay", &run::sgd_config::weight_decay),
-                                                    cfg::field("nesterov", &run::sgd_config::nesterov)));
+HOOKFORGE_REGISTER_AS(
+    optimizer, "SGD", torch::optim::SGD, cfg::factory(&run::make_sgd),
+    cfg::options<run::sgd_config>(cfg::field("model", &run::sgd_config::model, cfg::required),
+                                  cfg::field("lr", &run::sgd_config::lr, cfg::required),
+                                  cfg::field("momentum", &run::sgd_config::momentum),
+                                  cfg::field("dampening", &run::sgd_config::dampening),
+                                  cfg::field("weight_decay", &run::sgd_config::weight_decay),
+                                  cfg::field("nesterov", &run::sgd_config::nesterov)));
 // Adam and AdamW build FusedAdam / FusedAdamW with `fused: true`, hence the base type.
 HOOKFORGE_REGISTER_AS(optimizer, "Adam", torch::optim::Optimizer, cfg::factory(&run::make_adam),
                       adam_options<run::adam_config>());
 HOOKFORGE_REGISTER_AS(optimizer, "AdamW", torch::optim::Optimizer, cfg::factory(&run::make_adamw),
                       adam_options<run::adamw_config>());
-HOOKFORGE_REGISTER_AS(
-    optimizer, "RMSprop", torch::optim::RMSprop, cfg::factory(&run::make_rmsprop),
-    cfg::options<run::rmsprop_config>(cfg::field("model", &run::rmsprop_config::model, cfg::required),
-                                      cfg::field("lr", &run::rmsprop_config::lr),
-                                      cfg::field("alpha", &run::rmsprop_config::alpha),
-                                      cfg::field("eps", &run::rmsprop_config::eps),
-                                      cfg::field("weight_decay", &run::rmsprop_config::weight_decay),
-                                      cfg::field("momentum", &run::rmsprop_config::momentum),
-                                      cfg::field("centered", &run::rmsprop_config::centered)));
+HOOKFORGE_REGISTER_AS(optimizer, "RMSprop", torch::optim::RMSprop, cfg::factory(&run::make_rmsprop),
+                      cfg::options<run::rmsprop_config>(
+                          cfg::field("model", &run::rmsprop_config::model, cfg::required),
+                          cfg::field("lr", &run::rmsprop_config::lr),
+                          cfg::field("alpha", &run::rmsprop_config::alpha),
+                          cfg::field("eps", &run::rmsprop_config::eps),
+                          cfg::field("weight_decay", &run::rmsprop_config::weight_decay),
+                          cfg::field("momentum", &run::rmsprop_config::momentum),
+                          cfg::field("centered", &run::rmsprop_config::centered)));
 
 // --- schedulers and stop conditions ----------------------------------------------------------
 
@@ -130,32 +135,37 @@ HOOKFORGE_REGISTER(scheduler, ConstantLR,
                    cfg::factory([](optimizer_ptr o, double factor, std::int64_t total_iters) {
                      return scheduler<ConstantLR>("ConstantLR", std::move(o), factor, total_iters);
                    }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("factor", ConstantLR::default_factor),
+                   cfg::arg<optimizer_ptr>("optimizer"),
+                   cfg::arg<double>("factor", ConstantLR::default_factor),
                    cfg::arg<std::int64_t>("total_iters", ConstantLR::default_total_iters));
 HOOKFORGE_REGISTER(scheduler, CosineAnnealingLR,
                    cfg::factory([](optimizer_ptr o, std::int64_t T_max, double eta_min) {
-                     return scheduler<CosineAnnealingLR>("CosineAnnealingLR", std::move(o), T_max, eta_min);
+                     return scheduler<CosineAnnealingLR>("CosineAnnealingLR", std::move(o), T_max,
+                                                         eta_min);
                    }),
                    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::int64_t>("T_max"),
                    cfg::arg<double>("eta_min", CosineAnnealingLR::default_eta_min));
-HOOKFORGE_REGISTER(scheduler, ExponentialLR,
-                   cfg::factory([](optimizer_ptr o, double gamma) {
+HOOKFORGE_REGISTER(scheduler, ExponentialLR, cfg::factory([](optimizer_ptr o, double gamma) {
                      return scheduler<ExponentialLR>("ExponentialLR", std::move(o), gamma);
                    }),
                    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("gamma"));
 HOOKFORGE_REGISTER(scheduler, LinearLR,
-                   cfg::factory([](optimizer_ptr o, double start_factor, double end_factor, std::int64_t total_iters) {
-                     return scheduler<LinearLR>("LinearLR", std::move(o), start_factor, end_factor, total_iters);
+                   cfg::factory([](optimizer_ptr o, double start_factor, double end_factor,
+                                   std::int64_t total_iters) {
+                     return scheduler<LinearLR>("LinearLR", std::move(o), start_factor, end_factor,
+                                                total_iters);
                    }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("start_factor", LinearLR::default_start_factor),
+                   cfg::arg<optimizer_ptr>("optimizer"),
+                   cfg::arg<double>("start_factor", LinearLR::default_start_factor),
                    cfg::arg<double>("end_factor", LinearLR::default_end_factor),
                    cfg::arg<std::int64_t>("total_iters", LinearLR::default_total_iters));
-HOOKFORGE_REGISTER(scheduler, MultiStepLR,
-                   cfg::factory([](optimizer_ptr o, std::vector<std::int64_t> milestones, double gamma) {
-                     return scheduler<MultiStepLR>("MultiStepLR", std::move(o), std::move(milestones), gamma);
-                   }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::vector<std::int64_t>>("milestones"),
-                   cfg::arg<double>("gamma", MultiStepLR::default_gamma));
+HOOKFORGE_REGISTER(
+    scheduler, MultiStepLR,
+    cfg::factory([](optimizer_ptr o, std::vector<std::int64_t> milestones, double gamma) {
+      return scheduler<MultiStepLR>("MultiStepLR", std::move(o), std::move(milestones), gamma);
+    }),
+    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::vector<std::int64_t>>("milestones"),
+    cfg::arg<double>("gamma", MultiStepLR::default_gamma));
 HOOKFORGE_REGISTER(scheduler, StepLR,
                    cfg::factory([](optimizer_ptr o, std::int64_t step_size, double gamma) {
                      return scheduler<StepLR>("StepLR", std::move(o), step_size, gamma);
@@ -164,25 +174,31 @@ HOOKFORGE_REGISTER(scheduler, StepLR,
                    cfg::arg<double>("gamma", StepLR::default_gamma));
 // The optimizer comes first, so ReduceLROnPlateau's options are arguments, with its defaults.
 const plateau_options plateau_defaults{};
-HOOKFORGE_REGISTER(scheduler, ReduceLROnPlateau,
-                   cfg::factory([](optimizer_ptr o, plateau_mode mode, double factor, std::int64_t patience,
-                                   double threshold, plateau_threshold_mode threshold_mode, std::int64_t cooldown,
-                                   double min_lr, std::vector<double> min_lrs, double eps) {
-                     return scheduler<ReduceLROnPlateau>(
-                         "ReduceLROnPlateau", std::move(o),
-                         plateau_options{.mode = mode, .factor = factor, .patience = patience, .threshold = threshold,
-                                         .threshold_mode = threshold_mode, .cooldown = cooldown, .min_lr = min_lr,
-                                         .min_lrs = std::move(min_lrs), .eps = eps});
-                   }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<plateau_mode>("mode", plateau_defaults.mode),
-                   cfg::arg<double>("factor", plateau_defaults.factor),
-                   cfg::arg<std::int64_t>("patience", plateau_defaults.patience),
-                   cfg::arg<double>("threshold", plateau_defaults.threshold),
-                   cfg::arg<plateau_threshold_mode>("threshold_mode", plateau_defaults.threshold_mode),
-                   cfg::arg<std::int64_t>("cooldown", plateau_defaults.cooldown),
-                   cfg::arg<double>("min_lr", plateau_defaults.min_lr),
-                   cfg::arg<std::vector<double>>("min_lrs", plateau_defaults.min_lrs),
-                   cfg::arg<double>("eps", plateau_defaults.eps));
+HOOKFORGE_REGISTER(
+    scheduler, ReduceLROnPlateau,
+    cfg::factory([](optimizer_ptr o, plateau_mode mode, double factor, std::int64_t patience,
+                    double threshold, plateau_threshold_mode threshold_mode, std::int64_t cooldown,
+                    double min_lr, std::vector<double> min_lrs, double eps) {
+      return scheduler<ReduceLROnPlateau>("ReduceLROnPlateau", std::move(o),
+                                          plateau_options{.mode = mode,
+                                                          .factor = factor,
+                                                          .patience = patience,
+                                                          .threshold = threshold,
+                                                          .threshold_mode = threshold_mode,
+                                                          .cooldown = cooldown,
+                                                          .min_lr = min_lr,
+                                                          .min_lrs = std::move(min_lrs),
+                                                          .eps = eps});
+    }),
+    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<plateau_mode>("mode", plateau_defaults.mode),
+    cfg::arg<double>("factor", plateau_defaults.factor),
+    cfg::arg<std::int64_t>("patience", plateau_defaults.patience),
+    cfg::arg<double>("threshold", plateau_defaults.threshold),
+    cfg::arg<plateau_threshold_mode>("threshold_mode", plateau_defaults.threshold_mode),
+    cfg::arg<std::int64_t>("cooldown", plateau_defaults.cooldown),
+    cfg::arg<double>("min_lr", plateau_defaults.min_lr),
+    cfg::arg<std::vector<double>>("min_lrs", plateau_defaults.min_lrs),
+    cfg::arg<double>("eps", plateau_defaults.eps));
 
 HOOKFORGE_REGISTER(stop_condition, ValidationLossDidNotImprove, cfg::arg<std::int64_t>("patience"),
                    cfg::arg<double>("min_delta", 0.0));
@@ -192,10 +208,11 @@ HOOKFORGE_REGISTER(stop_condition, NoCondition);
 
 HOOKFORGE_REGISTER_AS(loss, "L1", run::criterion_loss<L1Loss>, field_pair_options<L1Loss>());
 HOOKFORGE_REGISTER_AS(loss, "MSE", run::criterion_loss<MSELoss>, field_pair_options<MSELoss>());
-HOOKFORGE_REGISTER_AS(loss, "Charbonnier", run::criterion_loss<CharbonnierLoss>,
-                      cfg::options<CharbonnierLoss>(cfg::field("eps", &CharbonnierLoss::eps),
-                                                    cfg::field("output_field", &CharbonnierLoss::output_field),
-                                                    cfg::field("target_field", &CharbonnierLoss::target_field)));
+HOOKFORGE_REGISTER_AS(
+    loss, "Charbonnier", run::criterion_loss<CharbonnierLoss>,
+    cfg::options<CharbonnierLoss>(cfg::field("eps", &CharbonnierLoss::eps),
+                                  cfg::field("output_field", &CharbonnierLoss::output_field),
+                                  cfg::field("target_field", &CharbonnierLoss::target_field)));
 HOOKFORGE_REGISTER_AS(loss, "WeightedSum", run::weighted_sum_loss,
                       cfg::arg<std::vector<run::weighted_term_config>>("terms"));
 HOOKFORGE_REGISTER_AS(loss, "GANDiscriminatorLoss", run::criterion_loss<GANDiscriminatorLoss>,
@@ -227,19 +244,19 @@ HOOKFORGE_REGISTER_AS(metric, "Accuracy", run::metric_of<Accuracy>,
 
 // --- datasets and loaders --------------------------------------------------------------------
 
-HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", run::dataset_of<ProceduralImages>,
-                      cfg::options<procedural_images_options>(
-                          cfg::field("count", &procedural_images_options::count),
-                          cfg::field("size", &procedural_images_options::size),
-                          cfg::field("scale", &procedural_images_options::scale),
-                          cfg::field("seed", &procedural_images_options::seed)));
-HOOKFORGE_REGISTER_AS(dataset, "Sine", run::dataset_of<SineRegression>,
-                      cfg::options<sine_regression_options>(
-                          cfg::field("count", &sine_regression_options::count),
-                          cfg::field("low", &sine_regression_options::low),
-                          cfg::field("high", &sine_regression_options::high),
-                          cfg::field("noise", &sine_regression_options::noise),
-                          cfg::field("seed", &sine_regression_options::seed)));
+HOOKFORGE_REGISTER_AS(
+    dataset, "ProceduralImages", run::dataset_of<ProceduralImages>,
+    cfg::options<procedural_images_options>(cfg::field("count", &procedural_images_options::count),
+                                            cfg::field("size", &procedural_images_options::size),
+                                            cfg::field("scale", &procedural_images_options::scale),
+                                            cfg::field("seed", &procedural_images_options::seed)));
+HOOKFORGE_REGISTER_AS(
+    dataset, "Sine", run::dataset_of<SineRegression>,
+    cfg::options<sine_regression_options>(cfg::field("count", &sine_regression_options::count),
+                                          cfg::field("low", &sine_regression_options::low),
+                                          cfg::field("high", &sine_regression_options::high),
+                                          cfg::field("noise", &sine_regression_options::noise),
+                                          cfg::field("seed", &sine_regression_options::seed)));
 
 HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
                       cfg::options<run::loader_config>(
@@ -279,7 +296,8 @@ HOOKFORGE_REGISTER(trainer_hook, CheckpointSaver,
                        cfg::field("save_optimizer", &checkpoint_saver_options::save_optimizer),
                        cfg::field("published_keys", &checkpoint_saver_options::published_keys)));
 HOOKFORGE_REGISTER(gan_hook, DWarmup,
-                   cfg::options<d_warmup_options>(cfg::field("batches", &d_warmup_options::batches)));
+                   cfg::options<d_warmup_options>(cfg::field("batches",
+                                                             &d_warmup_options::batches)));
 HOOKFORGE_REGISTER(trainer_hook, EarlyStopping,
                    cfg::options<early_stopping_options>(
                        cfg::field("monitor", &early_stopping_options::monitor),
@@ -288,48 +306,56 @@ HOOKFORGE_REGISTER(trainer_hook, EarlyStopping,
                        cfg::field("patience", &early_stopping_options::patience),
                        cfg::field("strict", &early_stopping_options::strict),
                        cfg::field("check_finite", &early_stopping_options::check_finite),
-                       cfg::field("stopping_threshold", &early_stopping_options::stopping_threshold)));
+                       cfg::field("stopping_threshold",
+                                  &early_stopping_options::stopping_threshold)));
 HOOKFORGE_REGISTER(training_hook, EdgeEnhancedInput,
                    cfg::options<edge_enhanced_input_options>(
                        cfg::field("field", &edge_enhanced_input_options::field),
                        cfg::field("eps", &edge_enhanced_input_options::eps)));
 HOOKFORGE_REGISTER(hook, EMA,
-                   cfg::factory([](model_ptr model, double momentum, std::int64_t begin_iter, bool update_buffers) {
+                   cfg::factory([](model_ptr model, double momentum, std::int64_t begin_iter,
+                                   bool update_buffers) {
                      if (!model) throw std::invalid_argument("EMA: model must be given");
                      auto ema = std::make_shared<EMA>(
-                         model->module(),
-                         ema_options{.momentum = momentum, .begin_iter = begin_iter, .update_buffers = update_buffers});
+                         model->module(), ema_options{.momentum = momentum,
+                                                      .begin_iter = begin_iter,
+                                                      .update_buffers = update_buffers});
                      return run::keep_alive(std::move(ema), model);
                    }),
                    cfg::arg<model_ptr>("model"), cfg::arg<double>("momentum", 0.0002),
-                   cfg::arg<std::int64_t>("begin_iter", 0), cfg::arg<bool>("update_buffers", false));
+                   cfg::arg<std::int64_t>("begin_iter", 0),
+                   cfg::arg<bool>("update_buffers", false));
 HOOKFORGE_REGISTER(runner_hook, EmptyCache,
-                   cfg::options<empty_cache_options>(cfg::field("before_epoch", &empty_cache_options::before_epoch),
-                                                     cfg::field("after_epoch", &empty_cache_options::after_epoch),
-                                                     cfg::field("after_step", &empty_cache_options::after_step)));
+                   cfg::options<empty_cache_options>(
+                       cfg::field("before_epoch", &empty_cache_options::before_epoch),
+                       cfg::field("after_epoch", &empty_cache_options::after_epoch),
+                       cfg::field("after_step", &empty_cache_options::after_step)));
 HOOKFORGE_REGISTER(training_hook, GradientClip,
-                   cfg::options<gradient_clip_options>(cfg::field("max_norm", &gradient_clip_options::max_norm),
-                                                       cfg::field("norm_type", &gradient_clip_options::norm_type),
-                                                       cfg::field("clip_value", &gradient_clip_options::clip_value),
-                                                       cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
-HOOKFORGE_REGISTER(trainer_hook, HookProfiler,
-                   cfg::factory([](bool print_at_end) {
-                     return std::make_shared<HookProfiler>(hook_profiler_options{.print_at_end = print_at_end});
+                   cfg::options<gradient_clip_options>(
+                       cfg::field("max_norm", &gradient_clip_options::max_norm),
+                       cfg::field("norm_type", &gradient_clip_options::norm_type),
+                       cfg::field("clip_value", &gradient_clip_options::clip_value),
+                       cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
+HOOKFORGE_REGISTER(trainer_hook, HookProfiler, cfg::factory([](bool print_at_end) {
+                     return std::make_shared<HookProfiler>(
+                         hook_profiler_options{.print_at_end = print_at_end});
                    }),
                    cfg::arg<bool>("print_at_end", true));
 HOOKFORGE_REGISTER(runner_hook, IterTimer);
-HOOKFORGE_REGISTER(logger_hook, LossLogger,
-                   cfg::factory([](std::int64_t interval, std::filesystem::path out_dir, bool console) {
-                     return LossLogger(loss_logger_options{
-                         .interval = interval, .out_dir = std::move(out_dir), .stream = console ? &std::cout : nullptr});
-                   }),
-                   cfg::arg<std::int64_t>("interval", 0), cfg::arg<std::filesystem::path>("out_dir", {}),
-                   cfg::arg<bool>("console", true));
+HOOKFORGE_REGISTER(
+    logger_hook, LossLogger,
+    cfg::factory([](std::int64_t interval, std::filesystem::path out_dir, bool console) {
+      return LossLogger(loss_logger_options{.interval = interval,
+                                            .out_dir = std::move(out_dir),
+                                            .stream = console ? &std::cout : nullptr});
+    }),
+    cfg::arg<std::int64_t>("interval", 0), cfg::arg<std::filesystem::path>("out_dir", {}),
+    cfg::arg<bool>("console", true));
 HOOKFORGE_REGISTER(training_hook, LRWarmup,
-                   cfg::options<lr_warmup_options>(cfg::field("warmup_iters", &lr_warmup_options::warmup_iters,
-                                                              cfg::required),
-                                                   cfg::field("mode", &lr_warmup_options::mode),
-                                                   cfg::field("start_factor", &lr_warmup_options::start_factor)));
+                   cfg::options<lr_warmup_options>(
+                       cfg::field("warmup_iters", &lr_warmup_options::warmup_iters, cfg::required),
+                       cfg::field("mode", &lr_warmup_options::mode),
+                       cfg::field("start_factor", &lr_warmup_options::start_factor)));
 HOOKFORGE_REGISTER(trainer_hook, MetricsPlot,
                    cfg::options<metrics_plot_options>(
                        cfg::field("interval", &metrics_plot_options::interval),
@@ -342,8 +368,8 @@ HOOKFORGE_REGISTER(trainer_hook, MetricsPlot,
                        cfg::field("gnuplot", &metrics_plot_options::gnuplot),
                        cfg::field("timeout_seconds", &metrics_plot_options::timeout_seconds)));
 HOOKFORGE_REGISTER(runner_hook, ProgressBar,
-                   cfg::factory([](std::int64_t refresh, bool force_terminal, int width, std::string train_label,
-                                   std::string eval_label) {
+                   cfg::factory([](std::int64_t refresh, bool force_terminal, int width,
+                                   std::string train_label, std::string eval_label) {
                      return ProgressBar(progress_bar_options{.refresh = refresh,
                                                              .force_terminal = force_terminal,
                                                              .width = width,
@@ -359,7 +385,8 @@ HOOKFORGE_REGISTER(gan_hook, R1GradientPenalty,
                                             cfg::field("reduction", &r1_options::reduction),
                                             cfg::field("name", &r1_options::name)));
 HOOKFORGE_REGISTER(gan_hook, StepRatio,
-                   cfg::options<step_ratio_options>(cfg::field("ratio", &step_ratio_options::ratio)));
+                   cfg::options<step_ratio_options>(cfg::field("ratio",
+                                                               &step_ratio_options::ratio)));
 
 // Hooks that write files or print: in a data-parallel run, on rank 0 only unless an entry
 // says `rank_zero_only: false` (config/hooks.hpp).

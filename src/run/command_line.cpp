@@ -44,13 +44,16 @@ See docs/config.md.
 
 namespace {
 
-bool looks_like_config(std::string_view arg) { return arg.ends_with(".yaml") || arg.ends_with(".yml"); }
+bool looks_like_config(std::string_view arg) {
+  return arg.ends_with(".yaml") || arg.ends_with(".yml");
+}
 
 }  // namespace
 
 command_line parse_command_line(int argc, char** argv) {
-  static constexpr std::string_view options[] = {"--set",  "--strict",        "--check", "--output", "--resume",
-                                                 "--device", "--list", "--print-default", "--help", "--nproc"};
+  static constexpr std::string_view options[] = {
+      "--set",    "--strict", "--check",         "--output", "--resume",
+      "--device", "--list",   "--print-default", "--help",   "--nproc"};
   command_line out;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -58,7 +61,9 @@ command_line parse_command_line(int argc, char** argv) {
     std::string arg = args[i];
     if (arg == "-h") arg = "--help";
     if (!arg.starts_with("-") || arg == "-") {
-      if (out.config) throw usage_error(fmt::format("a second config '{}' (the first is '{}')", arg, *out.config));
+      if (out.config)
+        throw usage_error(
+            fmt::format("a second config '{}' (the first is '{}')", arg, *out.config));
       out.config = arg;
       out.rank_args.push_back(args[i]);
       continue;
@@ -90,7 +95,8 @@ command_line parse_command_line(int argc, char** argv) {
         used = 0;
       }
       if (used == 0 || used != text.size() || n < 1 || n > 1024)
-        throw usage_error(fmt::format("--nproc needs a number of ranks in [1, 1024], got '{}'", text));
+        throw usage_error(
+            fmt::format("--nproc needs a number of ranks in [1, 1024], got '{}'", text));
       out.nproc = n;
       continue;  // not passed on to the ranks
     } else if (name == "--set") {
@@ -104,7 +110,8 @@ command_line parse_command_line(int argc, char** argv) {
       out.resume = true;
       if (has_inline) {
         out.resume_path = inline_value;
-      } else if (i + 1 < args.size() && !args[i + 1].starts_with("-") && !looks_like_config(args[i + 1])) {
+      } else if (i + 1 < args.size() && !args[i + 1].starts_with("-") &&
+                 !looks_like_config(args[i + 1])) {
         out.resume_path = args[++i];
       }
     } else if (name == "--strict") {
@@ -119,9 +126,10 @@ command_line parse_command_line(int argc, char** argv) {
       flag(out.help);
     } else {
       auto closest = hookforge::closest_names(name, options).first;
-      throw usage_error(fmt::format("unknown option '{}'{}", name,
-                                    closest.empty() ? std::string()
-                                                    : fmt::format(" (closest: {})", hookforge::join_names(closest, ", "))));
+      throw usage_error(fmt::format(
+          "unknown option '{}'{}", name,
+          closest.empty() ? std::string()
+                          : fmt::format(" (closest: {})", hookforge::join_names(closest, ", "))));
     }
     out.rank_args.insert(out.rank_args.end(), args.begin() + static_cast<std::ptrdiff_t>(first),
                          args.begin() + static_cast<std::ptrdiff_t>(i) + 1);

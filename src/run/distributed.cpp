@@ -1,8 +1,8 @@
-// hookforge::run on several ranks: the process group of a run (hookforge::dist), the
+// hookforge::run on several ranks: the process group of a run (hookforge::distributed), the
 // data-parallel hooks the components get (include/hookforge/run/distributed.hpp) and their
 // registrations for configs (GradientAllReduce, ScoreAllReduce, StopAgreement). Compiled
-// with HOOKFORGE_RUN_HAS_DIST when hookforge::dist is available (CMakeLists.txt); without
-// it, a run of one rank works as before and a run of several is refused with a message.
+// with HOOKFORGE_RUN_HAS_DISTRIBUTED when hookforge::distributed is available (CMakeLists.txt);
+// without it, a run of one rank works as before and a run of several is refused with a message.
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -20,26 +20,27 @@ namespace hookforge::run {
 distributed_settings read_distributed(config::builder& b) {
   using s = distributed_settings;
   constexpr auto positive = [](const double& x) { return x > 0; };
-  return config::read_section<s>(b, "distributed", config::field("backend", &s::backend),
-                                 config::field("data_parallel", &s::data_parallel),
-                                 config::field("bucket_mb", &s::bucket_mb).check(positive, "a bucket size in MiB > 0"),
-                                 config::field("buffers", &s::buffers),
-                                 config::field("join_timeout", &s::join_timeout_s).check(positive, "a time in seconds > 0"),
-                                 config::field("timeout", &s::timeout_s).check(positive, "a time in seconds > 0"));
+  return config::read_section<s>(
+      b, "distributed", config::field("backend", &s::backend),
+      config::field("data_parallel", &s::data_parallel),
+      config::field("bucket_mb", &s::bucket_mb).check(positive, "a bucket size in MiB > 0"),
+      config::field("buffers", &s::buffers),
+      config::field("join_timeout", &s::join_timeout_s).check(positive, "a time in seconds > 0"),
+      config::field("timeout", &s::timeout_s).check(positive, "a time in seconds > 0"));
 }
 
 }  // namespace hookforge::run
 
-#if HOOKFORGE_RUN_HAS_DIST
+#if HOOKFORGE_RUN_HAS_DISTRIBUTED
 #include "hookforge/config/register.hpp"
-#include "hookforge/dist/gradient_allreduce.hpp"
-#include "hookforge/dist/init.hpp"
-#include "hookforge/dist/score_allreduce.hpp"
-#include "hookforge/dist/stop_agreement.hpp"
+#include "hookforge/distributed/gradient_allreduce.hpp"
+#include "hookforge/distributed/init.hpp"
+#include "hookforge/distributed/score_allreduce.hpp"
+#include "hookforge/distributed/stop_agreement.hpp"
 #include "hookforge/run/hooks.hpp"
 
 namespace cfg = hookforge::config;
-namespace dist = hookforge::dist;
+namespace dist = hookforge::distributed;
 
 namespace hookforge::config::kinds {
 /// GradientAllReduce: TrainingEpochRunner (a GAN's two optimisers are not averaged yet).
@@ -62,12 +63,16 @@ std::vector<std::shared_ptr<dist::GradientAllReduce>>& gradient_hooks() {
   return hooks;
 }
 
-std::shared_ptr<dist::GradientAllReduce> make_gradient_allreduce(double bucket_mb, bool broadcast_at_start,
+std::shared_ptr<dist::GradientAllReduce> make_gradient_allreduce(double bucket_mb,
+                                                                 bool broadcast_at_start,
                                                                  dist::buffer_sync buffers) {
-  if (!(bucket_mb > 0)) throw std::invalid_argument(fmt::format("GradientAllReduce: bucket_mb must be > 0, got {}", bucket_mb));
+  if (!(bucket_mb > 0))
+    throw std::invalid_argument(
+        fmt::format("GradientAllReduce: bucket_mb must be > 0, got {}", bucket_mb));
   auto hook = std::make_shared<dist::GradientAllReduce>(
-      group(), dist::gradient_allreduce_options{
-                   .bucket_mb = bucket_mb, .broadcast_at_start = broadcast_at_start, .buffers = buffers});
+      group(),
+      dist::gradient_allreduce_options{
+          .bucket_mb = bucket_mb, .broadcast_at_start = broadcast_at_start, .buffers = buffers});
   gradient_hooks().push_back(hook);
   return hook;
 }
@@ -133,16 +138,17 @@ std::string data_parallel_summary() {
     updates += h->updates();
   }
   if (updates == 0) return {};
-  return fmt::format("gradient all-reduce: {:.2f} s over {} updates ({:.2f} ms per update), {} ranks ({})", seconds,
-                     updates, 1000 * seconds / static_cast<double>(updates), group().world_size(),
-                     group().backend_name());
+  return fmt::format(
+      "gradient all-reduce: {:.2f} s over {} updates ({:.2f} ms per update), {} ranks ({})",
+      seconds, updates, 1000 * seconds / static_cast<double>(updates), group().world_size(),
+      group().backend_name());
 }
 
 void link_distributed() {}
 
 }  // namespace hookforge::run::detail
 
-#else  // no hookforge::dist
+#else  // no hookforge::distributed
 
 namespace hookforge::run::detail {
 
@@ -150,7 +156,8 @@ bool have_dist() { return false; }
 
 void join_from_env(const distributed_settings&) {
   throw std::invalid_argument(
-      "this hookforge-run was built without hookforge::dist (LibTorch's c10d and Gloo's headers, Debian: "
+      "this hookforge-run was built without hookforge::distributed (LibTorch's c10d and Gloo's "
+      "headers, Debian: "
       "libgloo-dev), so it runs one rank only");
 }
 

@@ -52,7 +52,9 @@ extern "C" void on_interrupt(int signal) { interrupted = signal; }
 /// A port on 127.0.0.1 that was free a moment ago (the kernel's choice for port 0).
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw launch_error(fmt::format("cannot open a socket to find a free port: {}", std::strerror(errno)));
+  if (fd < 0)
+    throw launch_error(
+        fmt::format("cannot open a socket to find a free port: {}", std::strerror(errno)));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -73,8 +75,9 @@ std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     static constexpr std::pair<int, std::string_view> names[] = {
-        {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"},
-        {SIGINT, "SIGINT"},   {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"}, {SIGHUP, "SIGHUP"}};
+        {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGSEGV, "SIGSEGV"},
+        {SIGABRT, "SIGABRT"}, {SIGINT, "SIGINT"},   {SIGBUS, "SIGBUS"},
+        {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGHUP, "SIGHUP"}};
     std::string_view name = "?";
     for (const auto& [n, text] : names)
       if (n == sig) name = text;
@@ -145,10 +148,10 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
   std::fflush(stdout);
   std::fflush(stderr);
 
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int{}, old_term{};
   ::sigaction(SIGINT, &action, &old_int);
   ::sigaction(SIGTERM, &action, &old_term);
 
@@ -166,8 +169,8 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
   for (int rank = 0; rank < nproc; ++rank) {
     // Everything the child needs is made here: between fork and exec a child of a process
     // with threads (LibTorch's) may only make async-signal-safe calls (no malloc).
-    static constexpr std::string_view overridden[] = {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=",
-                                                      "MASTER_ADDR=", "MASTER_PORT="};
+    static constexpr std::string_view overridden[] = {
+        "RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT="};
     std::vector<std::string> environment;
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string_view entry(*e);
@@ -184,12 +187,14 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
     std::vector<char*> envp;
     for (auto& e : environment) envp.push_back(e.data());
     envp.push_back(nullptr);
-    static constexpr char exec_failed[] = "hookforge-run: cannot run this program again (execve failed)\n";
+    static constexpr char exec_failed[] =
+        "hookforge-run: cannot run this program again (execve failed)\n";
 
     int out_pipe[2], err_pipe[2];
     if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
       terminate_all(SIGKILL);
-      throw launch_error(fmt::format("cannot create pipes for rank {}: {}", rank, std::strerror(errno)));
+      throw launch_error(
+          fmt::format("cannot create pipes for rank {}: {}", rank, std::strerror(errno)));
     }
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -215,7 +220,8 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
   }
   {
     std::vector<std::string> pids;
-    for (int r = 0; r < nproc; ++r) pids.push_back(fmt::format("rank {}: pid {}", r, ranks[static_cast<std::size_t>(r)].pid));
+    for (int r = 0; r < nproc; ++r)
+      pids.push_back(fmt::format("rank {}: pid {}", r, ranks[static_cast<std::size_t>(r)].pid));
     std::string joined;
     for (const auto& p : pids) joined += (joined.empty() ? "" : ", ") + p;
     fmt::print("hookforge-run: started {} ranks on 127.0.0.1:{} ({})\n", nproc, port, joined);
@@ -225,7 +231,9 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
   std::optional<int> first_failure;  // the rank that failed first
   std::optional<std::chrono::steady_clock::time_point> kill_at;
   bool killed = false;
-  auto running = [&] { return std::any_of(ranks.begin(), ranks.end(), [](const rank_process& r) { return r.running; }); };
+  auto running = [&] {
+    return std::any_of(ranks.begin(), ranks.end(), [](const rank_process& r) { return r.running; });
+  };
   auto open_streams = [&] {
     return std::any_of(streams.begin(), streams.end(), [](const stream& s) { return s.fd >= 0; });
   };
@@ -258,7 +266,8 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
       }
     }
     if (interrupted && !kill_at) {
-      fmt::print(stderr, "hookforge-run: signal {} received: stopping the ranks\n", static_cast<int>(interrupted));
+      fmt::print(stderr, "hookforge-run: signal {} received: stopping the ranks\n",
+                 static_cast<int>(interrupted));
       terminate_all(SIGTERM);
       kill_at = std::chrono::steady_clock::now() + options.grace;
     }
@@ -271,7 +280,8 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
       killed = true;
     }
     // A rank that left its pipes open in a child of its own must not keep the launcher here.
-    if (!running() && kill_at && std::chrono::steady_clock::now() >= *kill_at + options.grace) break;
+    if (!running() && kill_at && std::chrono::steady_clock::now() >= *kill_at + options.grace)
+      break;
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
@@ -281,12 +291,14 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
     std::string last;
     for (const auto& s : streams)
       if (s.rank == *first_failure && s.out == stderr && !s.last_line.empty()) last = s.last_line;
-    fmt::print(stderr, "hookforge-run: rank {} (pid {}) {}{}; the other ranks were stopped\n", r, ranks[r].pid,
-               describe_status(ranks[r].status), last.empty() ? std::string() : fmt::format(": {}", last));
+    fmt::print(stderr, "hookforge-run: rank {} (pid {}) {}{}; the other ranks were stopped\n", r,
+               ranks[r].pid, describe_status(ranks[r].status),
+               last.empty() ? std::string() : fmt::format(": {}", last));
     return 1;
   }
   if (interrupted) {
-    fmt::print(stderr, "hookforge-run: interrupted (signal {}); the ranks were stopped\n", static_cast<int>(interrupted));
+    fmt::print(stderr, "hookforge-run: interrupted (signal {}); the ranks were stopped\n",
+               static_cast<int>(interrupted));
     return 1;
   }
   return 0;
@@ -295,8 +307,9 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
 #else
 
 int launch_local(int, const std::vector<std::string>&, const launch_options&) {
-  throw launch_error("--nproc is only available on Linux; start each rank yourself with RANK, WORLD_SIZE, "
-                     "MASTER_ADDR and MASTER_PORT set (docs/distributed.md)");
+  throw launch_error(
+      "--nproc is only available on Linux; start each rank yourself with RANK, WORLD_SIZE, "
+      "MASTER_ADDR and MASTER_PORT set (docs/distributed.md)");
 }
 
 #endif

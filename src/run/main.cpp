@@ -29,7 +29,7 @@
 #include "hookforge/config/section.hpp"
 #include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/warning.hpp"
-#include "hookforge/dist/environment.hpp"
+#include "hookforge/distributed/environment.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/run/default_config.hpp"  // generated from configs/default.yaml
 #include "hookforge/run/distributed.hpp"
@@ -62,7 +62,7 @@ std::string_view default_config() {
 namespace {
 
 namespace cfg = hookforge::config;
-namespace dist = hookforge::dist;
+namespace dist = hookforge::distributed;
 using detail::command_line;
 using detail::device_choice;
 using detail::parse_command_line;
@@ -116,7 +116,8 @@ system_options read_system(cfg::builder& b) {
   return cfg::read_section<s>(
       b, "system", cfg::field("device", &s::device), cfg::field("seed", &s::seed),
       cfg::field("threads", &s::threads)
-          .check([](const std::int64_t& n) { return n >= 0; }, "a number of threads >= 0 (0: LibTorch's default)"),
+          .check([](const std::int64_t& n) { return n >= 0; },
+                 "a number of threads >= 0 (0: LibTorch's default)"),
       cfg::field("work_dir", &s::work_dir), cfg::field("mixed_precision", &s::mixed_precision));
 }
 
@@ -156,12 +157,14 @@ std::string label_of(std::string_view name) {
 std::string closing_line(const fit_result& r, double seconds) {
   const bool validated = !r.val_scores.empty();
   const auto& scores = validated ? r.val_scores : r.train_scores;
-  std::map<std::string, std::pair<std::string, double>> baseline;  // score -> (baseline prefix, value)
+  std::map<std::string, std::pair<std::string, double>>
+      baseline;  // score -> (baseline prefix, value)
   std::vector<std::string> is_baseline;
   for (const auto& [name, value] : scores)
     for (const auto& [other, other_value] : scores) {
       if (other.size() > name.size() + 1 && other.ends_with("_" + name)) {
-        baseline.emplace(name, std::make_pair(other.substr(0, other.size() - name.size() - 1), other_value));
+        baseline.emplace(
+            name, std::make_pair(other.substr(0, other.size() - name.size() - 1), other_value));
         is_baseline.push_back(other);
       }
     }
@@ -175,7 +178,8 @@ std::string closing_line(const fit_result& r, double seconds) {
                                 show_score(name, b.second), diff));
   }
   for (const auto& [name, value] : scores) {
-    if (baseline.count(name) || std::find(is_baseline.begin(), is_baseline.end(), name) != is_baseline.end())
+    if (baseline.count(name) ||
+        std::find(is_baseline.begin(), is_baseline.end(), name) != is_baseline.end())
       continue;
     parts.push_back(fmt::format("{} {}", label_of(name), show_score(name, value)));
   }
@@ -189,7 +193,8 @@ std::string closing_line(const fit_result& r, double seconds) {
 std::optional<std::string> prepare_work_dir(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message());
+  if (ec)
+    return fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message());
   if (!std::filesystem::is_directory(dir, ec))
     return fmt::format("the output directory '{}' is not a directory", dir.string());
   const auto probe = dir / ".hookforge-run-write-test";
@@ -250,10 +255,13 @@ int run_main(int argc, char** argv) {
     const auto& names = enum_names<device_choice>::values;
     for (const auto& [name, choice] : names)
       if (name == *cli.device) cli_device = choice;
-    if (!cli_device) return usage_failure(fmt::format("--device must be cpu, cuda or auto, got '{}'", *cli.device));
+    if (!cli_device)
+      return usage_failure(
+          fmt::format("--device must be cpu, cuda or auto, got '{}'", *cli.device));
     if (*cli_device == device_choice::cuda && !cuda_available())
       return usage_failure(
-          "--device cuda: CUDA is not available on this machine (torch::cuda::is_available() is false); "
+          "--device cuda: CUDA is not available on this machine (torch::cuda::is_available() is "
+          "false); "
           "use --device cpu or --device auto");
   }
   if (cli.resume_path && !std::filesystem::is_regular_file(*cli.resume_path))
@@ -278,10 +286,12 @@ int run_main(int argc, char** argv) {
   }
   const bool rank_mode = !cli.nproc && world_size > 1;
   if (world_size > 1 && !detail::have_dist())
-    return usage_failure(fmt::format("{} ranks: this hookforge-run was built without hookforge::dist (LibTorch's c10d "
-                                     "and Gloo's headers, Debian: libgloo-dev); it runs one rank only",
-                                     world_size));
-  if (rank_mode) std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach the launcher as they are written
+    return usage_failure(fmt::format(
+        "{} ranks: this hookforge-run was built without hookforge::distributed (LibTorch's c10d "
+        "and Gloo's headers, Debian: libgloo-dev); it runs one rank only",
+        world_size));
+  if (rank_mode)
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach the launcher as they are written
   settings().rank = rank;
   settings().world_size = world_size;
 
@@ -315,9 +325,11 @@ int run_main(int argc, char** argv) {
         // no mapping is left as it is, for read_system to report.
         auto system_value = doc.root().find("system");
         if (!system_value) doc.set("system={}");
-        if (!system_value || system_value->is_map()) doc.set("system.work_dir=" + yaml_quoted(*cli.output));
+        if (!system_value || system_value->is_map())
+          doc.set("system.work_dir=" + yaml_quoted(*cli.output));
       }
-      b = std::make_unique<cfg::builder>(std::move(doc), cfg::build_options{.strict = cli.strict, .rank = rank});
+      b = std::make_unique<cfg::builder>(std::move(doc),
+                                         cfg::build_options{.strict = cli.strict, .rank = rank});
       system = read_system(*b);
       distributed = read_distributed(*b);
       if (world_size > 1) detail::set_up_data_parallel(distributed);
@@ -332,24 +344,27 @@ int run_main(int argc, char** argv) {
       auto& s = settings();
       s.device = resolve_device(system.device);
       if (s.device.is_cuda() && world_size > 1) {
-        // Each rank on its own GPU: LOCAL_RANK's, else rank modulo the GPUs (as hookforge::dist's NCCL
-        // backend picks it).
+        // Each rank on its own GPU: LOCAL_RANK's, else rank modulo the GPUs (as
+        // hookforge::distributed's NCCL backend picks it).
         const int gpus = static_cast<int>(torch::cuda::device_count());
         const auto local = dist::read_rank_environment().local_rank;
-        s.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local ? *local : rank % gpus));
+        s.device = torch::Device(torch::kCUDA,
+                                 static_cast<c10::DeviceIndex>(local ? *local : rank % gpus));
       }
       s.mixed_precision = system.mixed_precision;
-      s.work_dir = cli.output          ? std::filesystem::path(*cli.output)
-                   : system.work_dir ? *system.work_dir
-                                   : std::filesystem::path("runs") /
-                                         (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
+      s.work_dir = cli.output ? std::filesystem::path(*cli.output)
+                   : system.work_dir
+                       ? *system.work_dir
+                       : std::filesystem::path("runs") /
+                             (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
       if (system.threads > 0) torch::set_num_threads(static_cast<int>(system.threads));
       torch::manual_seed(static_cast<std::uint64_t>(system.seed));
 
       if (!b->doc().root().find("trainer"))
-        throw cfg::config_error(cfg::location{cli.config ? *cli.config : std::string(embedded_name), 1, 1}, "trainer",
-                                "a trainer entry at the top level (trainer: {_target: Trainer, params: {...}})",
-                                "no such key");
+        throw cfg::config_error(
+            cfg::location{cli.config ? *cli.config : std::string(embedded_name), 1, 1}, "trainer",
+            "a trainer entry at the top level (trainer: {_target: Trainer, params: {...}})",
+            "no such key");
       trainer = b->get<std::shared_ptr<TrainerComponent>>("trainer");
     } catch (const cfg::config_error& e) {
       return config_failure(e);
@@ -375,7 +390,8 @@ int run_main(int argc, char** argv) {
   const auto& work_dir = settings().work_dir;
   if (cli.check) {
     fmt::print("{}: the config builds (device {}, work_dir {})\n\n",
-               cli.config ? *cli.config : std::string(embedded_name), settings().device.str(), work_dir.string());
+               cli.config ? *cli.config : std::string(embedded_name), settings().device.str(),
+               work_dir.string());
     fmt::print("{}", trainer->format_bindings());
     if (warnings.empty()) {
       fmt::print("\nwarnings: none\n");
@@ -406,7 +422,8 @@ int run_main(int argc, char** argv) {
       from = latest_checkpoint(work_dir);
     if (!from) {
       if (speaks)
-        fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n", work_dir.string());
+        fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n",
+                   work_dir.string());
     } else {
       try {
         trainer->load_checkpoint(*from);
@@ -414,7 +431,8 @@ int run_main(int argc, char** argv) {
         return run_failure(fmt::format("cannot resume from '{}': {}", from->string(), e.what()));
       }
       if (speaks)
-        fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(), trainer->completed_epochs());
+        fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(),
+                   trainer->completed_epochs());
     }
   }
 
@@ -424,10 +442,12 @@ int run_main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return run_failure(fmt::format("the run failed: {}", e.what()));
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (speaks) {
     fmt::print("{}\n", closing_line(result, seconds));
-    if (auto summary = detail::data_parallel_summary(); !summary.empty()) fmt::print("hookforge-run: {}\n", summary);
+    if (auto summary = detail::data_parallel_summary(); !summary.empty())
+      fmt::print("hookforge-run: {}\n", summary);
   }
   std::fflush(stdout);
   return 0;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hookforge/yaml.hpp"
+#include "hookforge/config.hpp"
 #include "hookforge/hookforge.hpp"
 
 namespace cfg_fixtures {
@@ -29,12 +29,15 @@ struct ValCtx {
 template <class... Hooks>
 class TrainRunner {
  public:
-  using hook_points = hookforge::point_list<pts::on_epoch_start, pts::on_post_backward, pts::on_post_step>;
+  using hook_points =
+      hookforge::point_list<pts::on_epoch_start, pts::on_post_backward, pts::on_post_step>;
   using Ctx = TrainCtx;
   static constexpr std::string_view runner_name = "TrainRunner";
   explicit TrainRunner(Hooks... hooks) : hooks_(std::move(hooks)...) {}
   template <class P>
-  void fire(Ctx& ctx) { hooks_.template fire<P>(ctx); }
+  void fire(Ctx& ctx) {
+    hooks_.template fire<P>(ctx);
+  }
   auto& hooks() { return hooks_; }
 
  private:
@@ -49,7 +52,9 @@ class ValRunner {
   static constexpr std::string_view runner_name = "ValRunner";
   explicit ValRunner(Hooks... hooks) : hooks_(std::move(hooks)...) {}
   template <class P>
-  void fire(Ctx& ctx) { hooks_.template fire<P>(ctx); }
+  void fire(Ctx& ctx) {
+    hooks_.template fire<P>(ctx);
+  }
   auto& hooks() { return hooks_; }
 
  private:
@@ -137,21 +142,24 @@ struct Counter {
     ++count;
     ctx.log.push_back(label);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
 };
 
 /// A Counter whose class acts on rank 0 only by default (HOOKFORGE_RANK_ZERO_ONLY, as a writer).
 struct RankZeroCounter : Counter {
   using Counter::Counter;
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
 };
 
 /// Two handlers, for bindings remaps.
 struct TwoHandlers {
   void start(auto& ctx) { ctx.log.push_back("start"); }
   void step(auto& ctx) { ctx.log.push_back("step"); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(start, pts::on_epoch_start),
-                                                       HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(start, pts::on_epoch_start),
+                          HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
 };
 
 /// A handler that only a TrainCtx satisfies (it reads `steps`).
@@ -161,7 +169,8 @@ struct TrainOnly {
   void tick(C& ctx) {
     ctx.steps += 1;
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
 };
 
 /// Binds to a point only TrainRunner has: under ValRunner, SR-Forge's warning.
@@ -174,7 +183,8 @@ struct AfterBackward {
 /// Registered for TrainCtx only.
 struct TrainCtxOnly {
   void tick(TrainCtx& ctx) { ctx.log.push_back("train-only"); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, pts::on_post_step));
 };
 
 /// Options aggregate, with a constructor that checks them.
@@ -189,10 +199,12 @@ struct Clip {
   clip_options options;
   explicit Clip(clip_options o) : options(std::move(o)) {
     if (options.max_norm <= 0)
-      throw std::invalid_argument("Clip: max_norm must be > 0, got " + std::to_string(options.max_norm));
+      throw std::invalid_argument("Clip: max_norm must be > 0, got " +
+                                  std::to_string(options.max_norm));
   }
   void clip(auto& ctx) { ctx.log.push_back("clip"); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(clip, pts::on_post_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(clip, pts::on_post_backward));
   static constexpr int priority = hookforge::priority::HIGH;
 };
 
@@ -202,7 +214,8 @@ struct Stateful {
   void bump(auto&) { ++value; }
   int state_dict() const { return value; }
   void load_state_dict(int v) { value = v; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(bump, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(bump, pts::on_post_step));
 };
 
 /// Takes every kind of scalar and container parameter.
@@ -214,11 +227,12 @@ struct Recorder {
   std::vector<int> sizes;
   std::map<std::string, double> weights;
   std::optional<int> maybe;
-  Recorder(std::int64_t b, std::uint8_t s, float r, bool f, std::vector<int> z, std::map<std::string, double> w,
-           std::optional<int> m)
+  Recorder(std::int64_t b, std::uint8_t s, float r, bool f, std::vector<int> z,
+           std::map<std::string, double> w, std::optional<int> m)
       : big(b), small(s), ratio(r), flag(f), sizes(std::move(z)), weights(std::move(w)), maybe(m) {}
   void step(auto& ctx) { ctx.log.push_back("rec"); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
 };
 
 }  // namespace cfg_fixtures

@@ -6,18 +6,23 @@ namespace cfg = hookforge::config;
 using namespace cfg_fixtures;
 
 HOOKFORGE_REGISTER_AS(test_component, "TrainRunner", TrainComponent,
-                      cfg::arg<cfg::hook_list<train_runner>>("hooks", {}), cfg::arg<int>("steps", 1));
+                      cfg::arg<cfg::hook_list<train_runner>>("hooks", {}),
+                      cfg::arg<int>("steps", 1));
 HOOKFORGE_REGISTER_AS(test_component, "ValRunner", ValComponent,
                       cfg::arg<cfg::hook_list<val_runner>>("hooks", {}), cfg::arg<int>("steps", 1));
 
 HOOKFORGE_REGISTER(shape, Square, cfg::arg<double>("side"));
-HOOKFORGE_REGISTER(shape, Scaled, cfg::arg<std::shared_ptr<Shape>>("inner"), cfg::arg<double>("factor", 1.0));
+HOOKFORGE_REGISTER(shape, Scaled, cfg::arg<std::shared_ptr<Shape>>("inner"),
+                   cfg::arg<double>("factor", 1.0));
 HOOKFORGE_REGISTER(shape, Group, cfg::arg<std::vector<std::shared_ptr<Shape>>>("parts"));
-HOOKFORGE_REGISTER_AS(shape, "Tile", Square, cfg::factory([](double diagonal) { return Square(diagonal / 2); }),
+HOOKFORGE_REGISTER_AS(shape, "Tile", Square,
+                      cfg::factory([](double diagonal) { return Square(diagonal / 2); }),
                       cfg::arg<double>("half_of"));
 
-HOOKFORGE_REGISTER(test_hook, Counter, cfg::arg<int>("start", 0), cfg::arg<std::string>("label", "c"));
-HOOKFORGE_REGISTER(test_hook, RankZeroCounter, cfg::arg<int>("start", 0), cfg::arg<std::string>("label", "z"));
+HOOKFORGE_REGISTER(test_hook, Counter, cfg::arg<int>("start", 0),
+                   cfg::arg<std::string>("label", "c"));
+HOOKFORGE_REGISTER(test_hook, RankZeroCounter, cfg::arg<int>("start", 0),
+                   cfg::arg<std::string>("label", "z"));
 HOOKFORGE_RANK_ZERO_ONLY(RankZeroCounter);
 HOOKFORGE_REGISTER(test_hook, TwoHandlers);
 HOOKFORGE_REGISTER(test_hook, TrainOnly);
@@ -25,14 +30,17 @@ HOOKFORGE_REGISTER(test_hook, AfterBackward);
 HOOKFORGE_REGISTER(test_hook, Stateful);
 HOOKFORGE_REGISTER(train_hook, TrainCtxOnly);
 HOOKFORGE_REGISTER(test_hook, Clip,
-                   cfg::options<clip_options>(cfg::field("max_norm", &clip_options::max_norm, cfg::required),
+                   cfg::options<clip_options>(cfg::field("max_norm", &clip_options::max_norm,
+                                                         cfg::required),
                                               cfg::field("norm_type", &clip_options::norm_type),
                                               cfg::field("groups", &clip_options::groups),
                                               cfg::field("cap", &clip_options::cap),
                                               cfg::field("enabled", &clip_options::enabled)));
-HOOKFORGE_REGISTER(test_hook, Recorder, cfg::arg<std::int64_t>("big", 0), cfg::arg<std::uint8_t>("small", 0),
-                   cfg::arg<float>("ratio", 1.0f), cfg::arg<bool>("flag", false), cfg::arg<std::vector<int>>("sizes", {}),
-                   cfg::arg<std::map<std::string, double>>("weights", {}), cfg::arg<std::optional<int>>("maybe"));
+HOOKFORGE_REGISTER(test_hook, Recorder, cfg::arg<std::int64_t>("big", 0),
+                   cfg::arg<std::uint8_t>("small", 0), cfg::arg<float>("ratio", 1.0f),
+                   cfg::arg<bool>("flag", false), cfg::arg<std::vector<int>>("sizes", {}),
+                   cfg::arg<std::map<std::string, double>>("weights", {}),
+                   cfg::arg<std::optional<int>>("maybe"));
 
 // A parameter type of the user's, whose value_traits come after register.hpp (fixtures.hpp
 // includes it): a parameter table still shows its default through value_traits<T>::show.
@@ -55,7 +63,9 @@ struct hookforge::config::value_traits<cfg_fixtures::tint> {
     if (v.is_scalar() && v.scalar() == "blue") return cfg_fixtures::tint::blue;
     throw config_error(v.where(), v.key(), expected(), v.describe());
   }
-  static std::string show(cfg_fixtures::tint t) { return t == cfg_fixtures::tint::red ? "red" : "blue"; }
+  static std::string show(cfg_fixtures::tint t) {
+    return t == cfg_fixtures::tint::red ? "red" : "blue";
+  }
 };
 
 HOOKFORGE_REGISTER(shape, Tinted, cfg::arg<tint>("colour", tint::blue),

@@ -70,7 +70,8 @@ TEST_CASE("every malformed config under bad/ is one located config_error", "[con
 TEST_CASE("every file under bad/ is listed in expected.txt", "[config][bad]") {
   auto all = expectations();
   std::size_t files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(HOOKFORGE_CONFIG_TEST_DIR) + "/bad")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(HOOKFORGE_CONFIG_TEST_DIR) + "/bad")) {
     auto name = entry.path().filename().string();
     if (name == "expected.txt") continue;
     ++files;
@@ -84,22 +85,28 @@ TEST_CASE("every file under bad/ is listed in expected.txt", "[config][bad]") {
 
 TEST_CASE("unreadable, missing and oversized files are located errors", "[config][bad]") {
   // this process's own folder: two builds testing at once must not share it
-  auto dir = std::filesystem::temp_directory_path() / ("hookforge_config_tests_" + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("hookforge_config_tests_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
 
-  CHECK_THROWS_WITH(cfg::document::load_file(dir / "missing.yaml"),
-                    Catch::EndsWith("missing.yaml:1:1: <document>: expected a readable config file, got no such file"));
-  CHECK_THROWS_WITH(cfg::document::load_file(dir),
-                    Catch::Contains(":1:1: <document>: expected a readable config file, got a directory"));
+  CHECK_THROWS_WITH(
+      cfg::document::load_file(dir / "missing.yaml"),
+      Catch::EndsWith(
+          "missing.yaml:1:1: <document>: expected a readable config file, got no such file"));
+  CHECK_THROWS_WITH(
+      cfg::document::load_file(dir),
+      Catch::Contains(":1:1: <document>: expected a readable config file, got a directory"));
 
   auto big = dir / "ten_megabytes.yaml";
   {
     std::ofstream out(big, std::ios::binary);
     std::string line = "key_with_some_padding: value_with_some_more_padding_to_fill_a_line\n";
-    for (std::size_t written = 0; written < (std::size_t{10} << 20); written += line.size()) out << line;
+    for (std::size_t written = 0; written < (std::size_t{10} << 20); written += line.size())
+      out << line;
   }
   CHECK_THROWS_WITH(cfg::document::load_file(big),
-                    Catch::Contains("ten_megabytes.yaml:1:1: <document>: expected a config of at most 4194304 bytes, got a larger file"));
+                    Catch::Contains("ten_megabytes.yaml:1:1: <document>: expected a config of at "
+                                    "most 4194304 bytes, got a larger file"));
   std::filesystem::remove(big);
 
   auto locked = dir / "locked.yaml";
@@ -107,7 +114,8 @@ TEST_CASE("unreadable, missing and oversized files are located errors", "[config
   std::filesystem::permissions(locked, std::filesystem::perms::none);
   if (!std::ifstream(locked)) {  // root reads anything
     CHECK_THROWS_WITH(cfg::document::load_file(locked),
-                      Catch::Contains("locked.yaml:1:1: <document>: expected a readable config file, got a file that cannot be opened"));
+                      Catch::Contains("locked.yaml:1:1: <document>: expected a readable config "
+                                      "file, got a file that cannot be opened"));
   }
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
   std::filesystem::remove_all(dir);

@@ -61,16 +61,20 @@ TEST_CASE("registries list their kinds, entries and parameters", "[config][regis
   CHECK(std::find(kinds.begin(), kinds.end(), "test_component") != kinds.end());
 }
 
-TEST_CASE("a name registered by two classes is an error when a config names it", "[config][registry]") {
+TEST_CASE("a name registered by two classes is an error when a config names it",
+          "[config][registry]") {
   struct Other : Shape {
     double area() const override { return 0; }
   };
-  cfg::detail::register_entry<cfg::kinds::shape, Square>("Twice", __FILE__, __LINE__, cfg::arg<double>("side"));
+  cfg::detail::register_entry<cfg::kinds::shape, Square>("Twice", __FILE__, __LINE__,
+                                                         cfg::arg<double>("side"));
   cfg::detail::register_entry<cfg::kinds::shape, Other>("Twice", __FILE__, __LINE__);
-  cfg::detail::register_entry<cfg::kinds::shape, Square>("Twice", __FILE__, __LINE__, cfg::arg<double>("side"));
+  cfg::detail::register_entry<cfg::kinds::shape, Square>("Twice", __FILE__, __LINE__,
+                                                         cfg::arg<double>("side"));
   auto message = error_of("shape: {_target: Twice, params: {side: 1}}");
-  CHECK(message.find("shape._target: expected a shape name registered once, got 'Twice', registered by "
-                     "cfg_fixtures::Square and ") != std::string::npos);
+  CHECK(message.find(
+            "shape._target: expected a shape name registered once, got 'Twice', registered by "
+            "cfg_fixtures::Square and ") != std::string::npos);
 }
 
 TEST_CASE("${ref} shares one object; inline entries and factories build", "[config][refs]") {
@@ -97,7 +101,8 @@ shape:
   CHECK(r.b->get<std::shared_ptr<Shape>>("shape") == r.shape);  // built once
 }
 
-TEST_CASE("a hook referenced from two components is one instance counting both", "[config][refs][hooks]") {
+TEST_CASE("a hook referenced from two components is one instance counting both",
+          "[config][refs][hooks]") {
   auto r = build_text(R"(
 hooks:
   counter: {_target: Counter, params: {label: shared}}
@@ -113,7 +118,8 @@ val:
   CHECK(hook_object<Counter>(r, "hooks.counter")->count == 5);
 }
 
-TEST_CASE("bindings remap, list and disable handlers; SR-Forge's place in params works too", "[config][hooks]") {
+TEST_CASE("bindings remap, list and disable handlers; SR-Forge's place in params works too",
+          "[config][hooks]") {
   auto r = build_text(R"(
 train:
   _target: TrainRunner
@@ -168,12 +174,13 @@ val:
   auto count = [&](std::string_view label) { return std::count(log.begin(), log.end(), label); };
   CHECK(count("every2") == 3);
   CHECK(count("once") == 2);
-  CHECK(count("window") == 2);  // events 3 and 4
-  CHECK(count("s") == 2);       // events 3 and 6 of this runner
+  CHECK(count("window") == 2);          // events 3 and 4
+  CHECK(count("s") == 2);               // events 3 and 6 of this runner
   CHECK(r.val->run() == strings{"s"});  // one instance, its count goes on: events 7-9, 9 passes
 }
 
-TEST_CASE("rank_zero_only hooks act on rank 0 only, and an entry overrides its class's default", "[config][hooks]") {
+TEST_CASE("rank_zero_only hooks act on rank 0 only, and an entry overrides its class's default",
+          "[config][hooks]") {
   constexpr std::string_view text = R"(
 train:
   _target: TrainRunner
@@ -186,7 +193,8 @@ train:
       - {_target: RankZeroCounter, params: {label: forced}, rank_zero_only: false}
 )";
   auto rank0 = build_text(text, {}, {.rank = 0});
-  CHECK(rank0.train->run() == strings{"writer", "everywhere", "mine", "forced", "writer", "everywhere", "mine", "forced"});
+  CHECK(rank0.train->run() == strings{"writer", "everywhere", "mine", "forced", "writer",
+                                      "everywhere", "mine", "forced"});
   auto rank1 = build_text(text, {}, {.rank = 1});
   CHECK(rank1.train->run() == strings{"everywhere", "forced", "everywhere", "forced"});
   // dist::rank_zero_only's policy: a silenced hook keeps its bindings, so the tables agree.
@@ -200,7 +208,8 @@ train:
 )";
   CHECK(build_text(filtered, {}, {.rank = 0}).train->run() == strings{"w", "w"});
   CHECK(build_text(filtered, {}, {.rank = 1}).train->run().empty());
-  CHECK(build_text(filtered, {}, {.rank = 1}).train->table() == build_text(filtered, {}, {.rank = 0}).train->table());
+  CHECK(build_text(filtered, {}, {.rank = 1}).train->table() ==
+        build_text(filtered, {}, {.rank = 0}).train->table());
   // Silenced hooks are still checked as written: a bad point is an error on every rank.
   CHECK_THAT(error_of(R"(
 train:
@@ -256,39 +265,52 @@ train:
   auto r = build_text(text, {"train.params.steps=3", "train.params.hooks.0.params.max_norm=0.25"});
   CHECK(r.train->run().size() == 3);
   CHECK(error_of(text, {"train.params.steps=ten"}) ==
-        "<--set train.params.steps=ten>:1:20: train.params.steps: expected an integer in [-2147483648, "
+        "<--set train.params.steps=ten>:1:20: train.params.steps: expected an integer in "
+        "[-2147483648, "
         "2147483647], got 'ten'");
   CHECK(error_of(text, {"train.params.stpes=3"}) ==
-        "<--set train.params.stpes=3>:1:1: train.params.stpes: expected a parameter of TrainRunner (hooks, "
+        "<--set train.params.stpes=3>:1:1: train.params.stpes: expected a parameter of TrainRunner "
+        "(hooks, "
         "steps), got 'stpes' (closest: steps)");
   CHECK(error_of(text, {"train.params.hooks.0.params.max_norm=-1"})
-            .find("train.params.hooks[0].params: expected parameters that Clip accepts, got \"Clip: max_norm "
+            .find("train.params.hooks[0].params: expected parameters that Clip accepts, got "
+                  "\"Clip: max_norm "
                   "must be > 0") != std::string::npos);
 }
 
-TEST_CASE("a hook none of whose handlers can fire on its component warns with its location; strict: an error",
-          "[config][hooks]") {
+TEST_CASE(
+    "a hook none of whose handlers can fire on its component warns with its location; strict: an "
+    "error",
+    "[config][hooks]") {
   // One case, two causes: no matching point, or a context the hook is not registered for.
   struct wrong_target {
     std::string hook, warning, error;
   };
   const wrong_target cases[] = {
       {"AfterBackward",
-       "Hook AfterBackward declares handler method(s) (['seen']) but ValRunner exposes no matching HookPoint. Was "
+       "Hook AfterBackward declares handler method(s) (['seen']) but ValRunner exposes no matching "
+       "HookPoint. Was "
        "this hook attached to the wrong target?",
-       "expected a hook that binds to points of ValRunner, got Hook AfterBackward declares handler method(s) "
-       "(['seen']) but ValRunner exposes no matching HookPoint. Was this hook attached to the wrong target?"},
+       "expected a hook that binds to points of ValRunner, got Hook AfterBackward declares handler "
+       "method(s) "
+       "(['seen']) but ValRunner exposes no matching HookPoint. Was this hook attached to the "
+       "wrong target?"},
       {"TrainCtxOnly",
-       "Hook TrainCtxOnly is registered for cfg_fixtures::TrainCtx, but ValRunner runs with cfg_fixtures::ValCtx: "
-       "none of its handlers can fire there, so it is left out. Was this hook attached to the wrong target? "
+       "Hook TrainCtxOnly is registered for cfg_fixtures::TrainCtx, but ValRunner runs with "
+       "cfg_fixtures::ValCtx: "
+       "none of its handlers can fire there, so it is left out. Was this hook attached to the "
+       "wrong target? "
        "(Register it for that context with HOOKFORGE_HOOK_CONTEXTS.)",
-       "expected a hook registered for the context of ValRunner (cfg_fixtures::ValCtx), got hook TrainCtxOnly, "
-       "registered for cfg_fixtures::TrainCtx (register it for that context with HOOKFORGE_HOOK_CONTEXTS)"},
+       "expected a hook registered for the context of ValRunner (cfg_fixtures::ValCtx), got hook "
+       "TrainCtxOnly, "
+       "registered for cfg_fixtures::TrainCtx (register it for that context with "
+       "HOOKFORGE_HOOK_CONTEXTS)"},
   };
   for (const auto& c : cases) {
     INFO(c.hook);
-    const std::string text = "val:\n  _target: ValRunner\n  params:\n    hooks:\n      - _target: " + c.hook +
-                             "\n      - {_target: Counter, bindings: {tick: [on_post_step, on_post_d_backward]}}\n";
+    const std::string text =
+        "val:\n  _target: ValRunner\n  params:\n    hooks:\n      - _target: " + c.hook +
+        "\n      - {_target: Counter, bindings: {tick: [on_post_step, on_post_d_backward]}}\n";
     {
       hookforge::capture_warnings warnings;
       auto r = build_text(text);
@@ -310,7 +332,8 @@ train:
   CHECK(r.train);
 }
 
-TEST_CASE("a hook under a component of another context names hook and component", "[config][hooks]") {
+TEST_CASE("a hook under a component of another context names hook and component",
+          "[config][hooks]") {
   auto message = error_of(R"(
 hooks:
   t: {_target: TrainOnly}
@@ -318,6 +341,7 @@ train: {_target: TrainRunner, params: {hooks: ["${ref:hooks.t}"]}}
 val: {_target: ValRunner, params: {hooks: ["${ref:hooks.t}"]}}
 )");
   CHECK(message ==
-        "test.yaml:5:44: val.params.hooks[0]: expected a hook whose handlers ValRunner can call, got handler "
+        "test.yaml:5:44: val.params.hooks[0]: expected a hook whose handlers ValRunner can call, "
+        "got handler "
         "TrainOnly::tick cannot be called with the context of ValRunner at point on_post_step");
 }

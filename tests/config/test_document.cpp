@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "hookforge/yaml.hpp"
+#include "hookforge/config.hpp"
 
 namespace cfg = hookforge::config;
 
@@ -51,8 +51,9 @@ TEST_CASE("values know their key path and location", "[config][document]") {
   CHECK(doc.at("a.b").describe() == "a list");
   CHECK(error_of([&] { doc.at("a.c"); }) ==
         "f.yaml:1:1: a.c: expected a path that exists, got 'a.c': 'c' is no key of a (closest: b)");
-  CHECK(error_of([&] { doc.at("a.b.5"); }).find("a.b is a list of 2 items, '5' is none of its indices") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          doc.at("a.b.5");
+        }).find("a.b is a list of 2 items, '5' is none of its indices") != std::string::npos);
 }
 
 TEST_CASE("${path} keeps the type; text interpolation substitutes scalars", "[config][document]") {
@@ -75,7 +76,8 @@ d: ${a}
   CHECK(doc.resolve(doc.at("vars.price")).scalar() == "${cheap}");
 }
 
-TEST_CASE("set overrides (--set) values, parsed as YAML, located in the override", "[config][document]") {
+TEST_CASE("set overrides (--set) values, parsed as YAML, located in the override",
+          "[config][document]") {
   auto doc = cfg::document::parse("train:\n  params: {steps: 1}\nlist: [a, b]\nempty:\n");
   doc.set("train.params.steps=7");
   doc.set("train.params.name=abc");
@@ -93,22 +95,29 @@ TEST_CASE("set overrides (--set) values, parsed as YAML, located in the override
   CHECK(doc.at("list.0").where().file == "<string>");
 
   CHECK(error_of([&] { doc.set("train.parms.steps=1"); }) ==
-        "<--set train.parms.steps=1>:1:1: train.parms.steps: expected a key of train, got 'parms' (closest: params)");
+        "<--set train.parms.steps=1>:1:1: train.parms.steps: expected a key of train, got 'parms' "
+        "(closest: params)");
   CHECK(error_of([&] { doc.set("train.params.steps"); }) ==
-        "<--set train.params.steps>:1:1: <document>: expected key.path=value, got 'train.params.steps'");
-  CHECK(error_of([&] { doc.set("list.7=x"); }).find("expected an index of list (0 to 1), got '7'") !=
-        std::string::npos);
-  CHECK(error_of([&] { doc.set("train.params.steps=[1, 2"); })
-            .starts_with("<--set train.params.steps=[1, 2>:1:"));
-  CHECK(error_of([&] { doc.set("a..b=1"); }).find("expected a dotted key path before '=', got an empty key") !=
-        std::string::npos);
+        "<--set train.params.steps>:1:1: <document>: expected key.path=value, got "
+        "'train.params.steps'");
+  CHECK(error_of([&] {
+          doc.set("list.7=x");
+        }).find("expected an index of list (0 to 1), got '7'") != std::string::npos);
+  CHECK(error_of([&] {
+          doc.set("train.params.steps=[1, 2");
+        }).starts_with("<--set train.params.steps=[1, 2>:1:"));
+  CHECK(error_of([&] {
+          doc.set("a..b=1");
+        }).find("expected a dotted key path before '=', got an empty key") != std::string::npos);
   auto empty = cfg::document::parse("list: []\n", "e.yaml");  // not "(0 to 18446744073709551615)"
-  CHECK(error_of([&] { empty.set("list.0=1"); }) ==
-        "<--set list.0=1>:1:1: list.0: expected an index of list (an empty list has none), got '0'");
+  CHECK(
+      error_of([&] { empty.set("list.0=1"); }) ==
+      "<--set list.0=1>:1:1: list.0: expected an index of list (an empty list has none), got '0'");
 }
 
-TEST_CASE("a token no YAML value starts with, where a document starts, is an error, not an endless loop",
-          "[config][document]") {
+TEST_CASE(
+    "a token no YAML value starts with, where a document starts, is an error, not an endless loop",
+    "[config][document]") {
   // yaml-cpp 0.7's LoadAll collected empty documents at a leading ',' until memory ran out
   // (found by fuzz/config_fuzzer.cpp; jbeder/yaml-cpp#1040).
   CHECK(error_of([] { cfg::document::parse(",", "c.yaml"); }) ==
@@ -128,16 +137,20 @@ TEST_CASE("limits: depth, nodes and size are configurable", "[config][document]"
   cfg::limits small{.max_bytes = 64, .max_depth = 2, .max_nodes = 5};
   CHECK(error_of([&] { cfg::document::parse("a: {b: {c: 1}}", "s.yaml", small).validate(); }) ==
         "s.yaml:1:12: a.b.c: expected at most 2 levels of nesting, got deeper nesting");
-  CHECK(error_of([&] { cfg::document::parse("a: [1, 2, 3, 4, 5, 6]", "s.yaml", small).validate(); })
-            .find("expected at most 5 nodes (aliases count each use), got more") != std::string::npos);
+  CHECK(error_of([&] {
+          cfg::document::parse("a: [1, 2, 3, 4, 5, 6]", "s.yaml", small).validate();
+        }).find("expected at most 5 nodes (aliases count each use), got more") !=
+        std::string::npos);
   CHECK(error_of([&] { cfg::document::parse(std::string(100, '#'), "s.yaml", small); }) ==
         "s.yaml:1:1: <document>: expected a config of at most 64 bytes, got 100 bytes");
   CHECK(error_of([&] {
-          cfg::document::parse("a: ${b}\nb: ${c}\nc: ${d}\nd: 1", "s.yaml", {.max_depth = 2}).validate();
+          cfg::document::parse("a: ${b}\nb: ${c}\nc: ${d}\nd: 1", "s.yaml", {.max_depth = 2})
+              .validate();
         }).find("expected at most 2 nested ${...}, got more") != std::string::npos);
 }
 
-TEST_CASE("a truncated or mangled config is a config_error at every cut, never a crash", "[config][document]") {
+TEST_CASE("a truncated or mangled config is a config_error at every cut, never a crash",
+          "[config][document]") {
   const std::string good = R"(vars: {steps: 3, name: "run"}
 hooks:
   shared: {_target: Counter, params: {label: x}, priority: HIGH, every: 2}
@@ -158,7 +171,8 @@ train:
       try {
         auto doc = cfg::document::parse(text, "cut.yaml");
         doc.validate();
-        for (const auto* path : {"train.params.steps", "train.params.hooks.0", "hooks.shared.every"})
+        for (const auto* path :
+             {"train.params.steps", "train.params.hooks.0", "hooks.shared.every"})
           if (doc.at("train").is_map()) doc.resolve(doc.at(path));
       } catch (const cfg::config_error& e) {
         ++errors;

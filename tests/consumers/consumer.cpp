@@ -5,11 +5,14 @@
 
 namespace pts = hookforge::points;
 
-struct Ctx { int steps = 0; };
+struct Ctx {
+  int steps = 0;
+};
 
 struct StepCounter {
   void count(Ctx& ctx) { ++ctx.steps; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
 };
 
 template <class... Hooks>
@@ -19,7 +22,8 @@ struct Loop {
   explicit Loop(Hooks... h) : hooks(std::move(h)...) {}
   hookforge::hook_pack<Loop, Hooks...> hooks;
 };
-template <class... H> Loop(H...) -> Loop<H...>;
+template <class... H>
+Loop(H...) -> Loop<H...>;
 
 int main() {
   Loop loop{StepCounter{}};

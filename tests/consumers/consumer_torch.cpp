@@ -16,7 +16,8 @@ int main(int, char** argv) {
   const hookforge::Entry batch{{"input", torch::ones({4, 2})}};
   std::printf("torch consumer: batch %zu, lr %.3f\n", batch.batch_size(), scheduler.last_lr()[0]);
   const std::filesystem::path file = std::string(argv[0]) + ".ckpt";  // one per consumer
-  std::printf("torch consumer: resumed after %lld epochs\n", static_cast<long long>(fit_and_checkpoint(file)));
+  std::printf("torch consumer: resumed after %lld epochs\n",
+              static_cast<long long>(fit_and_checkpoint(file)));
   std::filesystem::remove(file);
   return 0;
 }

@@ -30,7 +30,9 @@ class Runner {
   explicit Runner(Hooks... hooks) : hooks_(std::move(hooks)...) {}
 
   template <class P>
-  void fire(Ctx& ctx) { hooks_.template fire<P>(ctx); }
+  void fire(Ctx& ctx) {
+    hooks_.template fire<P>(ctx);
+  }
   auto& hooks() { return hooks_; }
 
  private:
@@ -44,7 +46,8 @@ template <char Tag, int Priority = hookforge::priority::NORMAL>
 struct Tagged {
   static constexpr int priority = Priority;
   void mark(Ctx& ctx) { ctx.log.push_back(std::string(1, Tag)); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(mark, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(mark, pts::on_post_step));
 };
 
 /// One method bound to several points, one of which the runner lacks.
@@ -74,7 +77,8 @@ struct Stateful {
   void bump(Ctx&) { ++value; }
   int state_dict() const { return value; }
   void load_state_dict(int v) { value = v; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(bump, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(bump, pts::on_post_step));
 };
 
 }  // namespace fixtures

@@ -29,8 +29,8 @@ TEST_CASE("the attach call's priority wins over the hook's own", "[dispatch]") {
 
 TEST_CASE("the static order is computed at compile time", "[dispatch]") {
   constexpr auto order =
-      hookforge::detail::dispatch_order<hookforge::points_of<Runner<>>, pts::on_post_step, Tagged<'a', LOW>,
-                                       TwoHandlers, Tagged<'b', HIGH>>();
+      hookforge::detail::dispatch_order<hookforge::points_of<Runner<>>, pts::on_post_step,
+                                        Tagged<'a', LOW>, TwoHandlers, Tagged<'b', HIGH>>();
   STATIC_REQUIRE(order.size() == 3);
   STATIC_REQUIRE(order[0].hook == 2);  // HIGH
   STATIC_REQUIRE(order[1].hook == 1);  // TwoHandlers::step, NORMAL
@@ -70,7 +70,8 @@ TEST_CASE("a runner without hooks fires nothing and lists every point", "[dispat
   CHECK(ctx.log.empty());
   CHECK(empty.hooks().table().empty());
   CHECK(empty.hooks().format_table() ==
-        "TestRunner\n  on_epoch_start               -\n  on_post_step                 -\n  on_pre_attack                -\n");
+        "TestRunner\n  on_epoch_start               -\n  on_post_step                 -\n  "
+        "on_pre_attack                -\n");
 }
 
 TEST_CASE("the pack keeps each hook's state and finds it by index or type", "[dispatch]") {

@@ -26,14 +26,17 @@ TEST_CASE("every(n) fires when e % n == 0", "[filter]") {
 }
 
 TEST_CASE("once fires at the listed events only", "[filter]") {
-  CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::once(2)), 10) == std::vector<int>{2});
+  CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::once(2)), 10) ==
+        std::vector<int>{2});
   CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::once(1, 4, 7)), 10) ==
         std::vector<int>{1, 4, 7});
 }
 
 TEST_CASE("before and after are exclusive bounds and combine with every", "[filter]") {
-  CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::before(3)), 6) == std::vector<int>{1, 2});
-  CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::after(4)), 6) == std::vector<int>{5, 6});
+  CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::before(3)), 6) ==
+        std::vector<int>{1, 2});
+  CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::after(4)), 6) ==
+        std::vector<int>{5, 6});
   CHECK(fired_events(hookforge::when(MultiTarget{}, hookforge::every(2), hookforge::after(2),
                                      hookforge::before(9)),
                      12) == std::vector<int>{4, 6, 8});
@@ -64,19 +67,21 @@ TEST_CASE("incompatible filters given at run time are rejected", "[filter]") {
   CHECK_FALSE(ok.passes(12));
 }
 
-TEST_CASE("event counts are visible for checkpoints, statically and at run time", "[filter][state]") {
+TEST_CASE("event counts are visible for checkpoints, statically and at run time",
+          "[filter][state]") {
   STATIC_REQUIRE(hookforge::counted<hookforge::filtered_hook<MultiTarget>>);
   STATIC_REQUIRE(hookforge::counted<hookforge::ref_hook<hookforge::filtered_hook<MultiTarget>>>);
   STATIC_REQUIRE_FALSE(hookforge::counted<MultiTarget>);
 
   Runner runner{hookforge::when(MultiTarget{}, hookforge::every(3)), hookforge::runtime_hooks{}};
-  runner.hooks().attach(
-      hookforge::any_hook<Ctx>(hookforge::when(TwoHandlers{}, hookforge::every(2)), {.key = "two"}));
+  runner.hooks().attach(hookforge::any_hook<Ctx>(
+      hookforge::when(TwoHandlers{}, hookforge::every(2)), {.key = "two"}));
   Ctx ctx;
   for (int i = 0; i < 4; ++i) runner.fire<pts::on_post_step>(ctx);
 
   std::vector<std::int64_t> counts;
-  runner.hooks().for_each_counted([&](std::string_view, auto& hook) { counts = hook.event_counts(); });
+  runner.hooks().for_each_counted(
+      [&](std::string_view, auto& hook) { counts = hook.event_counts(); });
   CHECK(counts == std::vector<std::int64_t>{4});
   auto dynamic = runner.hooks().runtime().counted();
   REQUIRE(dynamic.size() == 1);
@@ -84,9 +89,11 @@ TEST_CASE("event counts are visible for checkpoints, statically and at run time"
   CHECK(dynamic[0].save(dynamic[0].object) == std::vector<std::int64_t>{0, 4});  // start, step
 
   // Restored counts continue: after 5, the next event is 6, which every(3) admits.
-  runner.hooks().for_each_counted([&](std::string_view, auto& hook) { hook.set_event_counts({5}); });
+  runner.hooks().for_each_counted(
+      [&](std::string_view, auto& hook) { hook.set_event_counts({5}); });
   int before = ctx.counter;
   runner.fire<pts::on_post_step>(ctx);
   CHECK(ctx.counter == before + 1);
-  CHECK_THROWS_WITH(dynamic[0].load(dynamic[0].object, {1}), Catch::Contains("1 event counts given for a hook with 2"));
+  CHECK_THROWS_WITH(dynamic[0].load(dynamic[0].object, {1}),
+                    Catch::Contains("1 event counts given for a hook with 2"));
 }

@@ -6,7 +6,8 @@
 using namespace fixtures;
 
 TEST_CASE("a hook_set attaches each of its hooks in its place", "[hook_set]") {
-  Runner runner{Tagged<'a'>{}, hookforge::hook_set(Tagged<'b'>{}, Tagged<'c', hookforge::priority::HIGH>{}),
+  Runner runner{Tagged<'a'>{},
+                hookforge::hook_set(Tagged<'b'>{}, Tagged<'c', hookforge::priority::HIGH>{}),
                 Tagged<'d'>{}};
   Ctx ctx;
   runner.fire<pts::on_post_step>(ctx);

@@ -25,7 +25,8 @@ TEST_CASE("a handler joins after its equals, before anything it runs before", "[
   CHECK(insertion_index(0, {50, 0}, at) == 0);
 }
 
-TEST_CASE("a runtime handler can fall between two static ones only where the rule allows", "[order]") {
+TEST_CASE("a runtime handler can fall between two static ones only where the rule allows",
+          "[order]") {
   using hookforge::detail::may_fall_between;
   // Runtime slot at position 2: between static hooks 1 and 3 of equal priority...
   STATIC_REQUIRE(may_fall_between({50, 1}, {50, 3}, 2));

@@ -9,13 +9,14 @@ using hookforge::any_hook;
 namespace {
 struct Misplaced {
   void flush_epoch_metrics(Ctx&) {}
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(flush_epoch_metrics, pts::on_trainer_epoch_finished));
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(flush_epoch_metrics, pts::on_trainer_epoch_finished));
 };
 struct OtherCtx {};
 struct Wrong {
   void run(OtherCtx&) {}
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(run, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(run, pts::on_post_step));
 };
 }  // namespace
 
@@ -34,9 +35,10 @@ TEST_CASE("a runtime hook that matches nothing warns with SR-Forge's text", "[ru
   hookforge::capture_warnings warnings;
   runner.hooks().attach(any_hook<Ctx>(Misplaced{}));
   REQUIRE(warnings.messages.size() == 1);
-  CHECK(warnings.messages[0] ==
-        "Hook Misplaced declares handler method(s) (['flush_epoch_metrics']) but TestRunner exposes "
-        "no matching HookPoint. Was this hook attached to the wrong target?");
+  CHECK(
+      warnings.messages[0] ==
+      "Hook Misplaced declares handler method(s) (['flush_epoch_metrics']) but TestRunner exposes "
+      "no matching HookPoint. Was this hook attached to the wrong target?");
 }
 
 TEST_CASE("strict mode turns the warning into an error", "[runtime]") {
@@ -91,8 +93,10 @@ TEST_CASE("runtime hooks reject out-of-range priorities", "[runtime]") {
 
 TEST_CASE("a runtime handler that cannot take the runner's context is an error", "[runtime]") {
   Runner runner{hookforge::runtime_hooks{}};
-  CHECK_THROWS_WITH(runner.hooks().attach(any_hook<Ctx>(Wrong{})),
-                    Catch::Contains("Wrong::run cannot be called with the context of TestRunner at point on_post_step"));
+  CHECK_THROWS_WITH(
+      runner.hooks().attach(any_hook<Ctx>(Wrong{})),
+      Catch::Contains(
+          "Wrong::run cannot be called with the context of TestRunner at point on_post_step"));
 }
 
 TEST_CASE("one shared runtime hook fires from several runners", "[runtime]") {
@@ -114,10 +118,11 @@ TEST_CASE("a misspelled point in a remap is named with the runner's closest poin
   hookforge::capture_warnings warnings;
   runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options));
   REQUIRE(warnings.messages.size() == 1);
-  CHECK_THAT(warnings.messages[0],
-             Catch::Contains("(['count']) but TestRunner exposes no matching HookPoint") &&
-                 Catch::EndsWith("Unknown point name(s): 'on_post_stpe' (closest point of TestRunner: "
-                                 "on_post_step)."));
+  CHECK_THAT(
+      warnings.messages[0],
+      Catch::Contains("(['count']) but TestRunner exposes no matching HookPoint") &&
+          Catch::EndsWith("Unknown point name(s): 'on_post_stpe' (closest point of TestRunner: "
+                          "on_post_step)."));
 }
 
 TEST_CASE("every unknown name of an unmatched handler is reported, strict or not", "[runtime]") {
@@ -128,27 +133,32 @@ TEST_CASE("every unknown name of an unmatched handler is reported, strict or not
     hookforge::capture_warnings warnings;
     runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options));
     REQUIRE(warnings.messages.size() == 1);
-    CHECK_THAT(warnings.messages[0], Catch::Contains("'on_post_stpe' (closest point of TestRunner: on_post_step)") &&
-                                         Catch::Contains("'on_pre_noise' (closest point of TestRunner: "));
+    CHECK_THAT(warnings.messages[0],
+               Catch::Contains("'on_post_stpe' (closest point of TestRunner: on_post_step)") &&
+                   Catch::Contains("'on_pre_noise' (closest point of TestRunner: "));
   }
   Runner runner{hookforge::runtime_hooks{}};
-  CHECK_THROWS_WITH(runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options), {.strict = true}),
-                    Catch::StartsWith("hookforge: Hook MultiTarget declares handler method(s) (['count'])") &&
-                        Catch::Contains("'on_post_stpe' (closest point of TestRunner: on_post_step)"));
+  CHECK_THROWS_WITH(
+      runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options), {.strict = true}),
+      Catch::StartsWith("hookforge: Hook MultiTarget declares handler method(s) (['count'])") &&
+          Catch::Contains("'on_post_stpe' (closest point of TestRunner: on_post_step)"));
 }
 
-TEST_CASE("beside a matching point, only a near miss of the runner's points is reported", "[runtime]") {
+TEST_CASE("beside a matching point, only a near miss of the runner's points is reported",
+          "[runtime]") {
   hookforge::hook_options options;
   // A built-in point of another runner and a far-off custom name are legitimate for a
   // multi-target hook; "on_pre_atack" is one edit from the runner's on_pre_attack.
-  options.bindings["count"] = {"on_post_step", "on_post_d_backward", "on_render_frame", "on_pre_atack"};
+  options.bindings["count"] = {"on_post_step", "on_post_d_backward", "on_render_frame",
+                               "on_pre_atack"};
   {
     Runner runner{hookforge::runtime_hooks{}};
     hookforge::capture_warnings warnings;
     runner.hooks().attach(any_hook<Ctx>(MultiTarget{}, options));
     REQUIRE(warnings.messages.size() == 1);
     CHECK(warnings.messages[0] ==
-          "Handler MultiTarget::count binds to 'on_pre_atack' (closest point of TestRunner: on_pre_attack), "
+          "Handler MultiTarget::count binds to 'on_pre_atack' (closest point of TestRunner: "
+          "on_pre_attack), "
           "which is no point of TestRunner nor a built-in point. Is it misspelled?");
     Ctx ctx;
     runner.fire<pts::on_post_step>(ctx);
@@ -160,6 +170,7 @@ TEST_CASE("beside a matching point, only a near miss of the runner's points is r
 
   hookforge::capture_warnings none;
   Runner plain{hookforge::runtime_hooks{}};
-  plain.hooks().attach(any_hook<Ctx>(MultiTarget{}), {.strict = true});  // on_post_d_backward: built-in
+  plain.hooks().attach(any_hook<Ctx>(MultiTarget{}),
+                       {.strict = true});  // on_post_d_backward: built-in
   CHECK(none.messages.empty());
 }

@@ -20,13 +20,13 @@ TEST_CASE("state keys default to the type name; keyed() overrides", "[state]") {
 }
 
 TEST_CASE("a pack visits its stateful hooks with their keys", "[state]") {
-  Runner runner{hookforge::keyed<"fast">(Stateful{}), TwoHandlers{}, hookforge::keyed<"slow">(Stateful{})};
+  Runner runner{hookforge::keyed<"fast">(Stateful{}), TwoHandlers{},
+                hookforge::keyed<"slow">(Stateful{})};
   Ctx ctx;
   runner.fire<pts::on_post_step>(ctx);
   std::map<std::string, int> saved;
-  runner.hooks().for_each_stateful([&](std::string_view key, auto& hook) {
-    saved[std::string(key)] = hook.state_dict();
-  });
+  runner.hooks().for_each_stateful(
+      [&](std::string_view key, auto& hook) { saved[std::string(key)] = hook.state_dict(); });
   CHECK(saved == std::map<std::string, int>{{"fast", 1}, {"slow", 1}});
   runner.hooks().for_each_stateful([&](std::string_view, auto& hook) { hook.load_state_dict(7); });
   CHECK(runner.hooks().get<0>().state_dict() == 7);

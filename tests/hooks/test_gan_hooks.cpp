@@ -46,7 +46,8 @@ std::vector<Entry> vector_data(int batches, int size, int dim, int seed = 3) {
   torch::manual_seed(seed);
   std::vector<Entry> data;
   for (int i = 0; i < batches; ++i)
-    data.push_back(Entry{{"input", torch::randn({size, dim})}, {"target", 2.0 + torch::randn({size, dim})}});
+    data.push_back(
+        Entry{{"input", torch::randn({size, dim})}, {"target", 2.0 + torch::randn({size, dim})}});
   return data;
 }
 
@@ -81,7 +82,8 @@ torch::Tensor d_zero(const Entry& e) { return 0.0 * (e.at("d_real").sum() + e.at
 struct PhaseProbe {
   std::vector<std::vector<std::int64_t>>* rows;
   void see(GANContext& ctx) { rows->push_back({ctx.global_step, ctx.d_stepped, ctx.g_stepped}); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
 };
 
 using Rows = std::vector<std::vector<std::int64_t>>;
@@ -98,7 +100,8 @@ Rows schedule_rows(std::int64_t n, D d_due, G g_due) {
 
 // ============================================================================ StepRatio
 
-TEST_CASE("StepRatio takes the ratio as the nearest fraction with a bounded denominator", "[hooks]") {
+TEST_CASE("StepRatio takes the ratio as the nearest fraction with a bounded denominator",
+          "[hooks]") {
   auto frac = [](double r) {
     StepRatio s{r};
     return std::vector<std::int64_t>{s.numerator(), s.denominator()};
@@ -115,8 +118,9 @@ TEST_CASE("StepRatio takes the ratio as the nearest fraction with a bounded deno
   CHECK(frac(1e6) == std::vector<std::int64_t>{1'000'000, 1});
 }
 
-TEST_CASE("StepRatio's schedule: exact counts per period, D first, 1/k is the runner's step_ratio k",
-          "[hooks]") {
+TEST_CASE(
+    "StepRatio's schedule: exact counts per period, D first, 1/k is the runner's step_ratio k",
+    "[hooks]") {
   SECTION("ratio 0.5: D on every batch, G on batches 1, 3, 5, ...") {
     StepRatio s{0.5};
     for (std::int64_t i = 0; i < 8; ++i) {
@@ -177,7 +181,8 @@ TEST_CASE("StepRatio on the GAN runner: static and any_hook, same as step_ratio,
         3);
     auto [by_hook, steps_hook] = run(
         [](auto& d_opt, auto& g_opt, Rows* rows) {
-          return GANTrainingRunner(d_opt, g_opt, gan_options{}, StepRatio{1.0 / 3}, PhaseProbe{rows});
+          return GANTrainingRunner(d_opt, g_opt, gan_options{}, StepRatio{1.0 / 3},
+                                   PhaseProbe{rows});
         },
         3);
     CHECK(by_hook == by_option);
@@ -192,7 +197,8 @@ TEST_CASE("StepRatio on the GAN runner: static and any_hook, same as step_ratio,
         },
         2);
     StepRatio s{2.0};
-    CHECK(rows == schedule_rows(6, [&](auto i) { return s.d_due(i); }, [&](auto i) { return s.g_due(i); }));
+    CHECK(rows ==
+          schedule_rows(6, [&](auto i) { return s.d_due(i); }, [&](auto i) { return s.g_due(i); }));
     CHECK(steps == std::vector<std::int64_t>{3, 6});
   }
   SECTION("a resumed runner continues the schedule (it follows global_step)") {
@@ -217,13 +223,15 @@ TEST_CASE("StepRatio on the GAN runner: static and any_hook, same as step_ratio,
 TEST_CASE("StepRatio rejects a ratio outside [1e-6, 1e6]", "[hooks]") {
   for (double bad : {0.0, -1.0, 1e-7, 2e6, std::nan(""), std::numeric_limits<double>::infinity()}) {
     CAPTURE(bad);
-    CHECK_THAT(tfx::error_of<std::invalid_argument>([&] { StepRatio{bad}; }), Catch::StartsWith("StepRatio: ratio must be"));
+    CHECK_THAT(tfx::error_of<std::invalid_argument>([&] { StepRatio{bad}; }),
+               Catch::StartsWith("StepRatio: ratio must be"));
   }
 }
 
 // ============================================================================ DWarmup
 
-TEST_CASE("DWarmup: the run's first batches train D only, across epochs; static and any_hook", "[hooks]") {
+TEST_CASE("DWarmup: the run's first batches train D only, across epochs; static and any_hook",
+          "[hooks]") {
   auto data = vector_data(3, 4, 2);
   torch::manual_seed(5);
   Shift g(2);
@@ -246,18 +254,22 @@ TEST_CASE("DWarmup: the run's first batches train D only, across epochs; static 
   }
   SECTION("with StepRatio, attached first: its priority runs it after StepRatio") {
     Rows rows;
-    GANTrainingRunner runner(d_opt, g_opt, gan_options{}, DWarmup{4}, StepRatio{0.5}, PhaseProbe{&rows});
+    GANTrainingRunner runner(d_opt, g_opt, gan_options{}, DWarmup{4}, StepRatio{0.5},
+                             PhaseProbe{&rows});
     for (int e = 0; e < 3; ++e) runner.run_epoch(g, d, data, e, d_nonsat, g_nonsat);
-    CHECK(rows == schedule_rows(9, [](auto) { return true; }, [](auto s) { return s >= 4 && s % 2 == 1; }));
+    CHECK(rows ==
+          schedule_rows(9, [](auto) { return true; }, [](auto s) { return s >= 4 && s % 2 == 1; }));
   }
   SECTION("filters compose: when(DWarmup, before(3)) holds G on its first two events only") {
     Rows rows;
-    GANTrainingRunner runner(d_opt, g_opt, gan_options{}, hookforge::when(DWarmup{100}, hookforge::before(3)),
+    GANTrainingRunner runner(d_opt, g_opt, gan_options{},
+                             hookforge::when(DWarmup{100}, hookforge::before(3)),
                              PhaseProbe{&rows});
     runner.run_epoch(g, d, data, 0, d_nonsat, g_nonsat);
     CHECK(rows == schedule_rows(3, [](auto) { return true; }, [](auto s) { return s >= 2; }));
   }
-  CHECK(tfx::error_of<std::invalid_argument>([] { DWarmup{-1}; }) == "DWarmup: batches must be >= 0, got -1");
+  CHECK(tfx::error_of<std::invalid_argument>([] { DWarmup{-1}; }) ==
+        "DWarmup: batches must be >= 0, got -1");
 }
 
 // ============================================================================ R1GradientPenalty
@@ -275,7 +287,8 @@ TEST_CASE("R1 penalty of a linear D: weight/2 ||w||^2, gradient weight * w", "[h
     CHECK(p.item<double>() == Approx(2.0 * w.pow(2).sum().item<double>()).epsilon(1e-6));
     p.backward();
     CHECK(torch::allclose(w.grad(), 4.0 * w.detach(), 1e-5, 1e-6));
-    CHECK((!d->linear->bias.grad().defined() || d->linear->bias.grad().abs().max().item<double>() == 0));
+    CHECK((!d->linear->bias.grad().defined() ||
+           d->linear->bias.grad().abs().max().item<double>() == 0));
   }
   SECTION("mean reduction divides by the sample's elements; interval scales") {
     R1GradientPenalty r1{{.weight = 4.0, .interval = 3, .reduction = r1_reduction::mean}};
@@ -300,17 +313,20 @@ struct R1Probe {
     weights->push_back(w.detach().clone());
     scored->push_back(ctx.d_losses.count("r1") == 1);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_d_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_d_backward));
 };
 
 }  // namespace
 
-TEST_CASE("R1GradientPenalty on the GAN runner: D's gradient is weight * w, every interval; static, "
-          "any_hook, state",
-          "[hooks]") {
+TEST_CASE(
+    "R1GradientPenalty on the GAN runner: D's gradient is weight * w, every interval; static, "
+    "any_hook, state",
+    "[hooks]") {
   auto data = vector_data(3, 4, 3);
   const double weight = 2.0;
-  auto check_run = [&](auto add_hooks, std::int64_t interval, int epochs, std::int64_t first_phase = 0) {
+  auto check_run = [&](auto add_hooks, std::int64_t interval, int epochs,
+                       std::int64_t first_phase = 0) {
     torch::manual_seed(7);
     Shift g(3);
     LinearD d(3);
@@ -320,13 +336,15 @@ TEST_CASE("R1GradientPenalty on the GAN runner: D's gradient is weight * w, ever
     auto runner = add_hooks(d_opt, g_opt, R1Probe{&grads, &weights, &scored});
     std::vector<epoch_result> results;
     const auto reads = host_reads();
-    for (int e = 0; e < epochs; ++e) results.push_back(runner.run_epoch(g, d, data, e, d_zero, g_nonsat));
+    for (int e = 0; e < epochs; ++e)
+      results.push_back(runner.run_epoch(g, d, data, e, d_zero, g_nonsat));
     CHECK(host_reads() == reads);  // the penalty stays on the device
     REQUIRE(grads.size() == static_cast<std::size_t>(3 * epochs));
     for (std::size_t i = 0; i < grads.size(); ++i) {
       CAPTURE(i);
       const bool due = (first_phase + static_cast<std::int64_t>(i)) % interval == 0;
-      auto expected = due ? weights[i] * (weight * static_cast<double>(interval)) : torch::zeros_like(weights[i]);
+      auto expected = due ? weights[i] * (weight * static_cast<double>(interval))
+                          : torch::zeros_like(weights[i]);
       CHECK(torch::allclose(grads[i], expected, 1e-5, 1e-6));
       CHECK(scored[i] == due);
     }
@@ -345,8 +363,9 @@ TEST_CASE("R1GradientPenalty on the GAN runner: D's gradient is weight * w, ever
     auto runner = check_run(
         [&](auto& d_opt, auto& g_opt, R1Probe probe) {
           GANTrainingRunner runner(d_opt, g_opt, gan_options{}, probe, runtime_hooks{});
-          runner.hooks().attach(any_hook<GANContext>(R1GradientPenalty{{.weight = weight, .interval = 2}}),
-                                {.strict = true});
+          runner.hooks().attach(
+              any_hook<GANContext>(R1GradientPenalty{{.weight = weight, .interval = 2}}),
+              {.strict = true});
           return runner;
         },
         2, 2);
@@ -370,8 +389,9 @@ TEST_CASE("R1GradientPenalty on the GAN runner: D's gradient is weight * w, ever
     ConditionalD d(3);
     torch::optim::SGD d_opt(d->parameters(), 0.1), g_opt(g->parameters(), 0.1);
     std::vector<Entry> cond;
-    for (auto& b : data) cond.push_back(Entry{{"input", b.at("input")}, {"target", b.at("target")},
-                                              {"label", torch::ones({4, 1})}});
+    for (auto& b : data)
+      cond.push_back(Entry{
+          {"input", b.at("input")}, {"target", b.at("target")}, {"label", torch::ones({4, 1})}});
     GANTrainingRunner runner(d_opt, g_opt, gan_options{.discriminator_fields = {"label"}},
                              R1GradientPenalty{weight});
     runner.run_epoch(g, d, cond, 0, d_zero, g_nonsat);
@@ -399,13 +419,15 @@ TEST_CASE("sobel_edge_magnitude of a vertical edge, by hand", "[hooks]") {
   auto column = torch::tensor({0.0f, 0.0f, 1.0f, 1.0f});
   auto image = column.expand({4, 4}).reshape({1, 1, 4, 4});
   auto expected_row = torch::tensor({0.0f, 4.0f, 4.0f, 0.0f});
-  CHECK(torch::equal(sobel_edge_magnitude(image, 0.0), expected_row.expand({4, 4}).reshape({1, 1, 4, 4})));
+  CHECK(torch::equal(sobel_edge_magnitude(image, 0.0),
+                     expected_row.expand({4, 4}).reshape({1, 1, 4, 4})));
   // eps under the root: sqrt(eps) on flat pixels.
   auto with_eps = sobel_edge_magnitude(image, 1e-4);
   CHECK(with_eps[0][0][0][0].item<float>() == Approx(0.01f));
   CHECK(with_eps[0][0][0][1].item<float>() == Approx(std::sqrt(16.0001f)));
   // A horizontal edge gives the transpose; the channel mean is what counts.
-  auto rgb = torch::stack({3 * image[0][0].t(), torch::zeros({4, 4}), torch::zeros({4, 4})}).unsqueeze(0);
+  auto rgb =
+      torch::stack({3 * image[0][0].t(), torch::zeros({4, 4}), torch::zeros({4, 4})}).unsqueeze(0);
   CHECK(torch::allclose(sobel_edge_magnitude(rgb, 0.0)[0][0], expected_row.expand({4, 4}).t()));
 }
 
@@ -458,8 +480,9 @@ TEST_CASE("EdgeEnhancedInput appends the edge channel before the forward; static
     ChannelProbe model;
     torch::optim::SGD sgd(model->parameters(), 0.0);
     TrainingEpochRunner runner(sgd, {}, runtime_hooks{});
-    runner.hooks().attach(any_hook<TrainingContext>(EdgeEnhancedInput{{.field = "input", .eps = 1e-6}}),
-                          {.strict = true});
+    runner.hooks().attach(
+        any_hook<TrainingContext>(EdgeEnhancedInput{{.field = "input", .eps = 1e-6}}),
+        {.strict = true});
     runner.run_epoch(model, data, 0, mse);
     CHECK(model->channels == std::vector<std::int64_t>{4, 4});
     expect_input(model->last_input);
@@ -470,7 +493,9 @@ TEST_CASE("EdgeEnhancedInput appends the edge channel before the forward; static
     auto w = torch::zeros({1}, torch::requires_grad());
     torch::optim::SGD d_opt({w}, 0.0), g_opt(g->parameters(), 0.0);
     GANTrainingRunner runner(d_opt, g_opt, gan_options{}, EdgeEnhancedInput{});
-    auto d_loss = [&](const Entry& e) { return (e.at("d_real").mean() + e.at("d_fake").mean()) * w.sum(); };
+    auto d_loss = [&](const Entry& e) {
+      return (e.at("d_real").mean() + e.at("d_fake").mean()) * w.sum();
+    };
     auto g_loss = [](const Entry& e) { return e.at("d_fake_for_g").mean(); };
     runner.run_epoch(g, d, data, 0, d_loss, g_loss);
     CHECK(g->channels == std::vector<std::int64_t>{4, 4});
@@ -483,9 +508,11 @@ TEST_CASE("EdgeEnhancedInput appends the edge channel before the forward; static
     ChannelProbe model;
     torch::optim::SGD sgd(model->parameters(), 0.0);
     TrainingEpochRunner runner(sgd, {}, EdgeEnhancedInput{});
-    std::vector<Entry> ints{Entry{{"input", torch::ones({1, 1, 3, 3}, torch::kLong)}, {"target", torch::ones({1, 1})}}};
+    std::vector<Entry> ints{
+        Entry{{"input", torch::ones({1, 1, 3, 3}, torch::kLong)}, {"target", torch::ones({1, 1})}}};
     CHECK_THAT(tfx::error_of<std::invalid_argument>([&] { runner.run_epoch(model, ints, 0, mse); }),
-               Catch::StartsWith("EdgeEnhancedInput: field 'input': sobel_edge_magnitude: the images must be"));
+               Catch::StartsWith(
+                   "EdgeEnhancedInput: field 'input': sobel_edge_magnitude: the images must be"));
   }
 }
 
@@ -501,32 +528,34 @@ std::pair<torch::Tensor, int> read_png(const std::filesystem::path& path) {
   REQUIRE(png_image_begin_read_from_file(&image, path.c_str()) != 0);
   const int channels = PNG_IMAGE_SAMPLE_CHANNELS(image.format);
   image.format = channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  auto pixels = torch::empty({static_cast<std::int64_t>(image.height), static_cast<std::int64_t>(image.width),
-                              channels == 1 ? 1 : 3},
+  auto pixels = torch::empty({static_cast<std::int64_t>(image.height),
+                              static_cast<std::int64_t>(image.width), channels == 1 ? 1 : 3},
                              torch::kUInt8);
   REQUIRE(png_image_finish_read(&image, nullptr, pixels.data_ptr<std::uint8_t>(), 0, nullptr) != 0);
   return {pixels, channels};
 }
 
 /// What the saver should write for sample `i` of `images` ([N, C, H, W]) with range [lo, hi].
-torch::Tensor expected_pixels(const torch::Tensor& images, std::int64_t i, double lo = 0, double hi = 1) {
+torch::Tensor expected_pixels(const torch::Tensor& images, std::int64_t i, double lo = 0,
+                              double hi = 1) {
   auto x = torch::nan_to_num(images[i].to(torch::kFloat), lo, hi, lo).clamp(lo, hi);
   return ((x - lo) * (255.0 / (hi - lo))).round().to(torch::kUInt8).permute({1, 2, 0}).contiguous();
 }
-
 
 std::vector<Entry> saver_data(int batches) {
   torch::manual_seed(8);
   std::vector<Entry> data;
   for (int i = 0; i < batches; ++i)
-    data.push_back(Entry{{"input", torch::rand({3, 3, 4, 5}) * 1.4 - 0.2},  // some values out of [0, 1]
-                         {"target", torch::rand({3, 1, 4, 5})}});
+    data.push_back(
+        Entry{{"input", torch::rand({3, 3, 4, 5}) * 1.4 - 0.2},  // some values out of [0, 1]
+              {"target", torch::rand({3, 1, 4, 5})}});
   return data;
 }
 
 }  // namespace
 
-TEST_CASE("BatchImageSaver writes PNGs a reader opens, with the pixels of the selected batches", "[hooks]") {
+TEST_CASE("BatchImageSaver writes PNGs a reader opens, with the pixels of the selected batches",
+          "[hooks]") {
   temp_dir dir("hookforge_images");
   Identity identity_model;
   auto data = saver_data(4);
@@ -552,7 +581,8 @@ TEST_CASE("BatchImageSaver writes PNGs a reader opens, with the pixels of the se
         auto [rgb, rgb_channels] = read_png(dir.path / "5" / fmt::format("{}_{}_output.png", b, i));
         CHECK(rgb_channels == 3);
         CHECK(torch::equal(rgb, expected_pixels(data[b].at("input"), i)));
-        auto [gray, gray_channels] = read_png(dir.path / "5" / fmt::format("{}_{}_target.png", b, i));
+        auto [gray, gray_channels] =
+            read_png(dir.path / "5" / fmt::format("{}_{}_target.png", b, i));
         CHECK(gray_channels == 1);
         CHECK(torch::equal(gray, expected_pixels(data[b].at("target"), i)));
       }
@@ -574,7 +604,8 @@ TEST_CASE("BatchImageSaver writes PNGs a reader opens, with the pixels of the se
     }
     runner.run_epoch(identity_model, data, 0, [](const Entry& e) { return e.at("output").mean(); });
     std::int64_t files = 0;
-    for (const auto& f : std::filesystem::recursive_directory_iterator(dir.path / "val")) files += f.is_regular_file();
+    for (const auto& f : std::filesystem::recursive_directory_iterator(dir.path / "val"))
+      files += f.is_regular_file();
     CHECK(files == 2 * 3 * 2);  // batches 0 and 2, 3 samples, 2 fields
     auto [mask, channels] = read_png(dir.path / "val" / "0" / "2_0_mask.png");
     CHECK(channels == 1);
@@ -586,7 +617,8 @@ TEST_CASE("BatchImageSaver writes PNGs a reader opens, with the pixels of the se
     CHECK(input_channels == 3);
     CHECK(torch::equal(input, expected_pixels(data[0].at("input"), 2, -1, 1)));
   }
-  SECTION("shared by ref from two runners; filters compose; files are replaced, no temp files left") {
+  SECTION(
+      "shared by ref from two runners; filters compose; files are replaced, no temp files left") {
     BatchImageSaver saver{{.out_dir = dir.path}};
     InferenceRunner a({}, hookforge::when(hookforge::ref(saver), hookforge::once(2)));
     BenchmarkRunner b({}, hookforge::ref(saver));
@@ -603,25 +635,34 @@ TEST_CASE("BatchImageSaver writes PNGs a reader opens, with the pixels of the se
   }
   SECTION("a field that is not an image batch") {
     InferenceRunner runner({}, BatchImageSaver{{.out_dir = dir.path, .fields = {"target"}}});
-    std::vector<Entry> bad{Entry{{"input", torch::rand({2, 3, 4, 4})}, {"target", torch::rand({2, 2, 4, 4})}}};
-    CHECK_THAT(tfx::error_of<std::invalid_argument>([&] { runner.run_epoch(identity_model, bad, 0); }),
-               Catch::StartsWith("BatchImageSaver: field 'target' must be images [N, C, H, W] with C = 1 or 3"));
+    std::vector<Entry> bad{
+        Entry{{"input", torch::rand({2, 3, 4, 4})}, {"target", torch::rand({2, 2, 4, 4})}}};
+    CHECK_THAT(
+        tfx::error_of<std::invalid_argument>([&] { runner.run_epoch(identity_model, bad, 0); }),
+        Catch::StartsWith(
+            "BatchImageSaver: field 'target' must be images [N, C, H, W] with C = 1 or 3"));
   }
 }
 
 TEST_CASE("BatchImageSaver rejects bad parameters at construction", "[hooks]") {
   CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{}}; }) ==
         "BatchImageSaver: out_dir must be a directory path, got \"\"");
-  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .fields = {}}}; }) ==
-        "BatchImageSaver: fields must name at least one field, got none");
-  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .batches = {-1}}}; }) ==
-        "BatchImageSaver: batches must be >= 0, got -1");
-  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .every = 0}}; }) ==
-        "BatchImageSaver: every must be >= 1, got 0");
-  CHECK_THAT(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .batches = {1}, .every = 2}}; }),
+  CHECK(tfx::error_of<std::invalid_argument>([] {
+          BatchImageSaver{{.out_dir = "x", .fields = {}}};
+        }) == "BatchImageSaver: fields must name at least one field, got none");
+  CHECK(tfx::error_of<std::invalid_argument>([] {
+          BatchImageSaver{{.out_dir = "x", .batches = {-1}}};
+        }) == "BatchImageSaver: batches must be >= 0, got -1");
+  CHECK(tfx::error_of<std::invalid_argument>([] {
+          BatchImageSaver{{.out_dir = "x", .every = 0}};
+        }) == "BatchImageSaver: every must be >= 1, got 0");
+  CHECK_THAT(tfx::error_of<std::invalid_argument>(
+                 [] { BatchImageSaver{{.out_dir = "x", .batches = {1}, .every = 2}}; }),
              Catch::StartsWith("BatchImageSaver: batches and every select batches two ways"));
-  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .max_images = -1}}; }) ==
-        "BatchImageSaver: max_images must be >= 0 (0: all), got -1");
-  CHECK(tfx::error_of<std::invalid_argument>([] { BatchImageSaver{{.out_dir = "x", .value_range = {1.0, 1.0}}}; }) ==
-        "BatchImageSaver: value_range must be finite with low < high, got [1, 1]");
+  CHECK(tfx::error_of<std::invalid_argument>([] {
+          BatchImageSaver{{.out_dir = "x", .max_images = -1}};
+        }) == "BatchImageSaver: max_images must be >= 0 (0: all), got -1");
+  CHECK(tfx::error_of<std::invalid_argument>([] {
+          BatchImageSaver{{.out_dir = "x", .value_range = {1.0, 1.0}}};
+        }) == "BatchImageSaver: value_range must be finite with low < high, got [1, 1]");
 }

@@ -825,21 +825,13 @@ TEST_CASE("Wrong hook parameters throw std::invalid_argument naming the hook and
   CHECK_THAT(
       error_of<std::invalid_argument>([] { GradientClip{{.max_norm = 1, .clip_value = 1}}; }),
       Contains("GradientClip: exactly one of max_norm and clip_value"));
-  CHECK_THAT(error_of<std::invalid_argument>([] {
-               GradientClip{1.0, -2.0};
-             }),
+  CHECK_THAT(error_of<std::invalid_argument>([] { GradientClip{1.0, -2.0}; }),
              Contains("GradientClip: norm_type must be > 0 (or INFINITY), got -2"));
   Regressor model;
-  CHECK_THAT(error_of<std::invalid_argument>([&] {
-               EMA{model, {.momentum = 0}};
-             }),
+  CHECK_THAT(error_of<std::invalid_argument>([&] { EMA{model, {.momentum = 0}}; }),
              Contains("EMA: momentum must be in (0, 1], got 0"));
-  CHECK_THAT(error_of<std::invalid_argument>([&] {
-               EMA{model, {.momentum = 1.5}};
-             }),
+  CHECK_THAT(error_of<std::invalid_argument>([&] { EMA{model, {.momentum = 1.5}}; }),
              Contains("EMA: momentum must be in (0, 1]"));
-  CHECK_THAT(error_of<std::invalid_argument>([&] {
-               EMA{model, {.begin_iter = -1}};
-             }),
+  CHECK_THAT(error_of<std::invalid_argument>([&] { EMA{model, {.begin_iter = -1}}; }),
              Contains("EMA: begin_iter must be >= 0, got -1"));
 }

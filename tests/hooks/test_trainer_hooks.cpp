@@ -248,10 +248,12 @@ TEST_CASE("wrong parameters are errors at construction, naming hook and paramete
   auto plot = [](metrics_plot_options o) { MetricsPlot p(std::move(o)); };
   CHECK_THROWS_WITH(plot({.interval = -1}), Contains("MetricsPlot: interval must be >= 0"));
   CHECK_THROWS_WITH(plot({.csv = ""}), Contains("MetricsPlot: csv must name a file"));
-  CHECK_THROWS_WITH(plot({.panels = {}}), Contains("MetricsPlot: panels must name at least one word"));
+  CHECK_THROWS_WITH(plot({.panels = {}}),
+                    Contains("MetricsPlot: panels must name at least one word"));
   CHECK_THROWS_WITH(plot({.panels = {"loss", ""}}), Contains("MetricsPlot: panels must be words"));
   CHECK_THROWS_WITH(plot({.width = 0}), Contains("MetricsPlot: width and panel_height"));
-  CHECK_THROWS_WITH(plot({.timeout_seconds = 0}), Contains("MetricsPlot: timeout_seconds must be > 0"));
+  CHECK_THROWS_WITH(plot({.timeout_seconds = 0}),
+                    Contains("MetricsPlot: timeout_seconds must be > 0"));
 }
 
 TEST_CASE(
@@ -430,9 +432,8 @@ TEST_CASE("copy_checkpoint_sections: a missing section names the file and leaves
   checkpoint_writer{}.add_module("model", *model).add_int("step", 3).save(dir.path / "full.pt");
   copy_checkpoint_sections(dir.path / "full.pt", dir.path / "step.pt", {"step"});
   CHECK(checkpoint_reader(dir.path / "step.pt").load_int("step") == 3);
-  auto message = error_of([&] {
-    copy_checkpoint_sections(dir.path / "full.pt", dir.path / "x.pt", {"model", "ema"});
-  });
+  auto message = error_of(
+      [&] { copy_checkpoint_sections(dir.path / "full.pt", dir.path / "x.pt", {"model", "ema"}); });
   CHECK_THAT(message, Catch::Contains("full.pt") && Catch::Contains("no section 'ema'"));
   CHECK_FALSE(std::filesystem::exists(dir.path / "x.pt"));
 }
@@ -640,7 +641,8 @@ TEST_CASE(
       auto jsonl = lines_of(b.path / "metrics.jsonl");
       REQUIRE(jsonl.size() == 4);
       for (std::size_t i = 0; i < jsonl.size(); ++i)
-        CHECK(hookforge::detail::metrics_table::json_epoch(jsonl[i]) == static_cast<std::int64_t>(i + 1));
+        CHECK(hookforge::detail::metrics_table::json_epoch(jsonl[i]) ==
+              static_cast<std::int64_t>(i + 1));
     }
   }
 }
@@ -666,13 +668,15 @@ TEST_CASE("LossLogger reads the loss on the host only on its interval", "[hooks]
   CHECK(host_reads() == again);
 }
 
-TEST_CASE("default_hooks: progress, log files and checkpoints from one object", "[hooks][default_hooks]") {
+TEST_CASE("default_hooks: progress, log files and checkpoints from one object",
+          "[hooks][default_hooks]") {
   tfx::temp_dir dir("hookforge_default_hooks");
   std::ostringstream console, log;
   torch::manual_seed(3);
   Regressor model;
   torch::optim::SGD sgd(model->parameters(), 0.05);
-  default_hooks defaults({.progress = {.refresh = 2, .stream = &console}, .logger = {.stream = &log}});
+  default_hooks defaults(
+      {.progress = {.refresh = 2, .stream = &console}, .logger = {.stream = &log}});
   TrainingEpochRunner train(sgd, {}, defaults.training());
   ValidationEpochRunner validate(inference_options{}, defaults.validation());
   Trainer trainer(model, train, validate, {.epochs = 3, .work_dir = dir.path}, defaults.trainer());
@@ -685,7 +689,8 @@ TEST_CASE("default_hooks: progress, log files and checkpoints from one object", 
   CHECK_THAT(console.str(), Catch::Contains("train"));
   CHECK_THAT(console.str(), Catch::Contains("val"));
   CHECK_THAT(log.str(), Catch::Contains("3/3"));
-  for (const char* file : {"metrics.csv", "metrics.jsonl", "epoch_1.pt", "epoch_3.pt", "last_checkpoint"})
+  for (const char* file :
+       {"metrics.csv", "metrics.jsonl", "epoch_1.pt", "epoch_3.pt", "last_checkpoint"})
     CHECK(std::filesystem::exists(dir.path / file));
   CHECK(latest_checkpoint(dir.path) == dir.path / "epoch_3.pt");
   // The timer's figures are shared with the bar; training and validation both ticked it.
@@ -702,7 +707,8 @@ bool in_path(const std::string& program) {
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "");
   for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && ::access((std::filesystem::path(dir) / program).c_str(), X_OK) == 0) return true;
+    if (!dir.empty() && ::access((std::filesystem::path(dir) / program).c_str(), X_OK) == 0)
+      return true;
   return false;
 }
 
@@ -712,8 +718,9 @@ bool is_png(const std::filesystem::path& file) {
 
 }  // namespace
 
-TEST_CASE("MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and infinite cells skipped",
-          "[hooks][plot]") {
+TEST_CASE(
+    "MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and infinite cells skipped",
+    "[hooks][plot]") {
   auto records = hookforge::detail::metrics_table::parse_csv(
       "epoch,train_loss,val_loss,val_psnr,val_bicubic_psnr,val_ssim,lr,epoch_seconds,closs\n"
       "1,0.5,,,,,0.01,1.5,1\n"
@@ -732,7 +739,8 @@ TEST_CASE("MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and in
   CHECK(psnr.curves[0].name == "val_psnr");
   CHECK(psnr.curves[0].points.size() == 1);
   CHECK(psnr.curves[1].name == "val_bicubic_psnr");
-  CHECK_FALSE(hookforge::detail::plot::panels_of(hookforge::detail::metrics_table::parse_csv("step,loss\n1,2\n"), {"loss"}));
+  CHECK_FALSE(hookforge::detail::plot::panels_of(
+      hookforge::detail::metrics_table::parse_csv("step,loss\n1,2\n"), {"loss"}));
 
   auto script = hookforge::detail::plot::script(*panels, "/tmp/it's.png", {});
   CHECK_THAT(script, Catch::Contains("set output '/tmp/it''s.png'"));
@@ -741,7 +749,8 @@ TEST_CASE("MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and in
   CHECK_THAT(script, Catch::Contains("noenhanced"));  // train_loss, not train subscript loss
 }
 
-TEST_CASE("MetricsPlot: metrics.png drawn with gnuplot after LossLogger's row, atomically", "[hooks][plot]") {
+TEST_CASE("MetricsPlot: metrics.png drawn with gnuplot after LossLogger's row, atomically",
+          "[hooks][plot]") {
   if (!in_path("gnuplot")) HOOKFORGE_SKIP("gnuplot is not in PATH (Debian: gnuplot-nox)");
   temp_dir dir("hookforge_plot");
   torch::manual_seed(3);
@@ -751,32 +760,37 @@ TEST_CASE("MetricsPlot: metrics.png drawn with gnuplot after LossLogger's row, a
   ValidationEpochRunner val(inference_options{});
   LossLogger logger({.stream = nullptr});
   MetricsPlot plot;
-  // Attached before the logger: the priorities order them (LossLogger BELOW_NORMAL, MetricsPlot LOWEST).
-  Trainer trainer(model, train, val, {.epochs = 3, .val_interval = 2, .work_dir = dir.path}, hookforge::ref(plot),
-                  hookforge::ref(logger));
+  // Attached before the logger: the priorities order them (LossLogger BELOW_NORMAL, MetricsPlot
+  // LOWEST).
+  Trainer trainer(model, train, val, {.epochs = 3, .val_interval = 2, .work_dir = dir.path},
+                  hookforge::ref(plot), hookforge::ref(logger));
   auto data = regression_data(2, 4);
   capture_warnings warnings;
   trainer.fit(data, data, mse);
   CHECK(warnings.messages.empty());
   CHECK(plot.drawn() == 3);  // each epoch; not again at on_training_finished
   CHECK(is_png(dir.path / "metrics.png"));
-  CHECK(dir.files() == std::vector<std::string>{"metrics.csv", "metrics.jsonl", "metrics.png"});  // no temp left
+  CHECK(dir.files() ==
+        std::vector<std::string>{"metrics.csv", "metrics.jsonl", "metrics.png"});  // no temp left
 
   // A CSV with PSNR columns: two panels, a taller image than the loss-only one.
   temp_dir sr("hookforge_plot_sr");
-  std::ofstream(sr.path / "metrics.csv") << "epoch,train_loss,val_loss,val_psnr,val_bicubic_psnr,lr,epoch_seconds\n"
-                                            "1,0.05,0.04,24.1,25.0,0.001,2\n2,0.02,0.018,26.2,25.0,0.001,2\n"
-                                            "3,0.01,0.009,27.9,25.0,0.001,2\n";
+  std::ofstream(sr.path / "metrics.csv")
+      << "epoch,train_loss,val_loss,val_psnr,val_bicubic_psnr,lr,epoch_seconds\n"
+         "1,0.05,0.04,24.1,25.0,0.001,2\n2,0.02,0.018,26.2,25.0,0.001,2\n"
+         "3,0.01,0.009,27.9,25.0,0.001,2\n";
   MetricsPlot sr_plot;
   REQUIRE(sr_plot.draw(sr.path));
   CHECK(is_png(sr.path / "metrics.png"));
-  auto height = [](const std::filesystem::path& png) {  // IHDR: width at 16, height at 20, big-endian
-    auto bytes = read_bytes(png);
-    REQUIRE(bytes.size() > 24);
-    std::uint32_t h = 0;
-    for (int i = 20; i < 24; ++i) h = (h << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-    return h;
-  };
+  auto height =
+      [](const std::filesystem::path& png) {  // IHDR: width at 16, height at 20, big-endian
+        auto bytes = read_bytes(png);
+        REQUIRE(bytes.size() > 24);
+        std::uint32_t h = 0;
+        for (int i = 20; i < 24; ++i)
+          h = (h << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+        return h;
+      };
   CHECK(height(sr.path / "metrics.png") == 720);
   CHECK(height(dir.path / "metrics.png") == 360);
   CHECK(warnings.messages.empty());
@@ -792,8 +806,9 @@ TEST_CASE("MetricsPlot: no gnuplot, a failing or hanging one, no CSV: a warning,
   CHECK_FALSE(missing.draw(dir.path));
   CHECK_FALSE(missing.draw(dir.path));  // not tried again, not said again
   REQUIRE(warnings.messages.size() == 1);
-  CHECK_THAT(warnings.messages[0], Catch::Contains("MetricsPlot: 'hookforge-no-such-gnuplot' not found in PATH "
-                                                   "(Debian: gnuplot-nox)"));
+  CHECK_THAT(warnings.messages[0],
+             Catch::Contains("MetricsPlot: 'hookforge-no-such-gnuplot' not found in PATH "
+                             "(Debian: gnuplot-nox)"));
 
   warnings.messages.clear();
   MetricsPlot failing({.gnuplot = "false"});
@@ -811,7 +826,8 @@ TEST_CASE("MetricsPlot: no gnuplot, a failing or hanging one, no CSV: a warning,
   CHECK_FALSE(hanging.draw(dir.path));
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
   REQUIRE(warnings.messages.size() == 1);
-  CHECK_THAT(warnings.messages[0], Catch::Contains("slow.sh failed: no exit within 0.2 s (killed)"));
+  CHECK_THAT(warnings.messages[0],
+             Catch::Contains("slow.sh failed: no exit within 0.2 s (killed)"));
   CHECK(dir.files() == std::vector<std::string>{"metrics.csv", "slow.sh"});  // no image, no temp
 
   warnings.messages.clear();
@@ -829,7 +845,8 @@ TEST_CASE("MetricsPlot: no gnuplot, a failing or hanging one, no CSV: a warning,
   TrainingEpochRunner train(sgd, {});
   ValidationEpochRunner val(inference_options{});
   Trainer trainer(model, train, val, {.epochs = 3, .work_dir = empty.path},
-                  LossLogger({.stream = nullptr}), MetricsPlot({.gnuplot = "hookforge-no-such-gnuplot"}));
+                  LossLogger({.stream = nullptr}),
+                  MetricsPlot({.gnuplot = "hookforge-no-such-gnuplot"}));
   auto data = regression_data(2, 4);
   CHECK(trainer.fit(data, data, mse).completed_epochs == 3);
   CHECK(warnings.messages.size() == 1);

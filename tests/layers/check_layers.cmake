@@ -6,7 +6,7 @@
 # offending line, where a file includes:
 #   - a header of a layer its own layer may not use (the table below);
 #   - another layer's `detail/` header (a layer's machinery is private to it);
-#   - from an umbrella header (torch.hpp, dist.hpp, ...), a header of another layer other
+#   - from an umbrella header (torch.hpp, distributed.hpp, ...), a header of another layer other
 #     than that layer's umbrella (an umbrella gathers its own folder);
 #   - a library's header that its layer's CMake target does not link (LibTorch in the core
 #     or the config layer, OpenSSL outside the hooks, ...: the `libraries` table below).
@@ -20,23 +20,23 @@ set(allowed_core core)
 set(allowed_torch core torch)
 set(allowed_hooks core torch hooks)
 set(allowed_config core config)
-set(allowed_dist core torch dist)
-set(allowed_run core torch hooks config dist run)
+set(allowed_distributed core torch distributed)
+set(allowed_run core torch hooks config distributed run)
 
 set(umbrella_core hookforge.hpp)
 set(umbrella_torch torch.hpp)
 set(umbrella_hooks hooks.hpp)
-set(umbrella_config yaml.hpp)
-set(umbrella_dist dist.hpp)
+set(umbrella_config config.hpp)
+set(umbrella_distributed distributed.hpp)
 set(umbrella_run run.hpp)
-set(layers core torch hooks config dist run)
+set(layers core torch hooks config distributed run)
 
 # Libraries by the start of their include path, and the layers whose targets link them.
 set(libraries torch_csrc_distributed torch aten c10 openssl png yaml_cpp)
-set(library_torch_csrc_distributed "torch/csrc/distributed/" dist run)
-set(library_torch "torch/" torch hooks dist run)
-set(library_aten "ATen/" torch hooks dist run)
-set(library_c10 "c10/" torch hooks dist run)
+set(library_torch_csrc_distributed "torch/csrc/distributed/" distributed run)
+set(library_torch "torch/" torch hooks distributed run)
+set(library_aten "ATen/" torch hooks distributed run)
+set(library_c10 "c10/" torch hooks distributed run)
 set(library_openssl "openssl/" hooks run)
 set(library_png "png.h" hooks run)
 set(library_yaml_cpp "yaml-cpp/" config run)

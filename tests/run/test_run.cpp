@@ -28,7 +28,8 @@ namespace {
 struct StepCounter {
   std::int64_t count = 0;
   void count_step(auto&) { ++count; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count_step, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(count_step, pts::on_post_step));
 };
 
 std::vector<std::string>& order_log() {
@@ -41,14 +42,16 @@ struct OrderProbe {
   std::string label;
   explicit OrderProbe(std::string l) : label(std::move(l)) {}
   void note(auto&) { order_log().push_back(label); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(note, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(note, pts::on_post_step));
 };
 
 /// A static hook of the runner, priority 40 (ABOVE_NORMAL).
 struct StaticProbe {
   static constexpr int priority = 40;
   void note(hookforge::TrainingContext&) { order_log().push_back("static"); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(note, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(note, pts::on_post_step));
 };
 
 /// Reads a field only training contexts have: under the validation runner, an error.
@@ -56,7 +59,8 @@ struct NeedsOptimizer {
   template <class C>
     requires requires(C& c) { c.optimizer_steps; }
   void look(C&) {}
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_step));
 };
 
 }  // namespace
@@ -66,10 +70,11 @@ HOOKFORGE_REGISTER(runner_hook, OrderProbe, cfg::arg<std::string>("label"));
 HOOKFORGE_REGISTER(hook, NeedsOptimizer);
 
 // A training runner with a static hook next to the config's runtime ones.
-HOOKFORGE_REGISTER_AS(training_runner, "StaticProbeRunner", run::epoch_training_component<StaticProbe>,
+HOOKFORGE_REGISTER_AS(training_runner, "StaticProbeRunner",
+                      run::epoch_training_component<StaticProbe>,
                       cfg::factory([](run::training_config c) {
-                        return std::make_shared<run::epoch_training_component<StaticProbe>>(std::move(c),
-                                                                                              StaticProbe{});
+                        return std::make_shared<run::epoch_training_component<StaticProbe>>(
+                            std::move(c), StaticProbe{});
                       }),
                       cfg::options<run::training_config>(
                           cfg::field("optimizer", &run::training_config::optimizer, cfg::required),
@@ -141,9 +146,10 @@ std::string error_of(const std::vector<std::string>& sets, bool strict = false) 
 }  // namespace
 
 TEST_CASE("a hook referenced from both runners is one object that counts both", "[run][ref]") {
-  auto r = build({"hooks.train_only={_target: StepCounter}", "hooks.val_only={_target: StepCounter}",
-                  "training_runner.params.hooks=[\"${ref:hooks.counter}\", \"${ref:hooks.train_only}\"]",
-                  "validation_runner.params.hooks=[\"${ref:hooks.counter}\", \"${ref:hooks.val_only}\"]"});
+  auto r = build(
+      {"hooks.train_only={_target: StepCounter}", "hooks.val_only={_target: StepCounter}",
+       "training_runner.params.hooks=[\"${ref:hooks.counter}\", \"${ref:hooks.train_only}\"]",
+       "validation_runner.params.hooks=[\"${ref:hooks.counter}\", \"${ref:hooks.val_only}\"]"});
   r.trainer->fit();
   CHECK(r.hook<StepCounter>("hooks.train_only")->count == 8);  // 2 epochs x 4 batches
   CHECK(r.hook<StepCounter>("hooks.val_only")->count == 4);    // 2 epochs x 2 batches
@@ -152,11 +158,12 @@ TEST_CASE("a hook referenced from both runners is one object that counts both", 
 }
 
 TEST_CASE("bindings remap a handler to other points, or disable it with null", "[run][bindings]") {
-  auto r = build({"hooks.epochs={_target: StepCounter, bindings: {count_step: on_epoch_end}}",
-                  "hooks.both={_target: StepCounter, bindings: {count_step: [on_epoch_start, on_epoch_end]}}",
-                  "hooks.off={_target: StepCounter, bindings: {count_step: null}}",
-                  "training_runner.params.hooks=[\"${ref:hooks.epochs}\", \"${ref:hooks.both}\", "
-                  "\"${ref:hooks.off}\", \"${ref:hooks.counter}\"]"});
+  auto r = build(
+      {"hooks.epochs={_target: StepCounter, bindings: {count_step: on_epoch_end}}",
+       "hooks.both={_target: StepCounter, bindings: {count_step: [on_epoch_start, on_epoch_end]}}",
+       "hooks.off={_target: StepCounter, bindings: {count_step: null}}",
+       "training_runner.params.hooks=[\"${ref:hooks.epochs}\", \"${ref:hooks.both}\", "
+       "\"${ref:hooks.off}\", \"${ref:hooks.counter}\"]"});
   const auto table = r.trainer->format_bindings();
   r.trainer->fit();
   CHECK(r.hook<StepCounter>("hooks.epochs")->count == 2);
@@ -173,11 +180,12 @@ TEST_CASE("bindings remap a handler to other points, or disable it with null", "
 }
 
 TEST_CASE("static and runtime hooks of one runner fire in priority order", "[run][priority]") {
-  auto r = build({"training_runner._target=StaticProbeRunner",
-                  "training_runner.params.hooks=[{_target: OrderProbe, params: {label: low}, priority: LOW}, "
-                  "{_target: OrderProbe, params: {label: normal}}, "
-                  "{_target: OrderProbe, params: {label: high}, priority: HIGH}, "
-                  "{_target: OrderProbe, params: {label: '41'}, priority: 41}]"});
+  auto r = build(
+      {"training_runner._target=StaticProbeRunner",
+       "training_runner.params.hooks=[{_target: OrderProbe, params: {label: low}, priority: LOW}, "
+       "{_target: OrderProbe, params: {label: normal}}, "
+       "{_target: OrderProbe, params: {label: high}, priority: HIGH}, "
+       "{_target: OrderProbe, params: {label: '41'}, priority: 41}]"});
   order_log().clear();
   r.trainer->fit();
   REQUIRE(order_log().size() == 8 * 5);
@@ -190,38 +198,49 @@ TEST_CASE("static and runtime hooks of one runner fire in priority order", "[run
   CHECK(table.find("StaticProbe::note   [runtime]") == std::string::npos);
 }
 
-TEST_CASE("a hook that binds to no point of its component warns, and is an error when strict", "[run][strict]") {
+TEST_CASE("a hook that binds to no point of its component warns, and is an error when strict",
+          "[run][strict]") {
   const std::vector<std::string> sets{
-      "validation_runner.params.hooks=[{_target: StepCounter, bindings: {count_step: on_pre_step}}]"};
+      "validation_runner.params.hooks=[{_target: StepCounter, bindings: {count_step: "
+      "on_pre_step}}]"};
   {
     hookforge::capture_warnings warnings;
     build(sets);
     REQUIRE(warnings.messages.size() == 1);
-    CHECK(warnings.messages[0].starts_with("<--set validation_runner.params.hooks=[{_target: StepCounter"));
+    CHECK(warnings.messages[0].starts_with(
+        "<--set validation_runner.params.hooks=[{_target: StepCounter"));
     CHECK(warnings.messages[0].find("validation_runner.params.hooks[0]") != std::string::npos);
-    CHECK(warnings.messages[0].find("ValidationEpochRunner exposes no matching HookPoint") != std::string::npos);
+    CHECK(warnings.messages[0].find("ValidationEpochRunner exposes no matching HookPoint") !=
+          std::string::npos);
   }
   const auto strict = error_of(sets, /*strict=*/true);
   CHECK(strict.find("validation_runner.params.hooks[0]: expected a hook that binds to points of "
                     "ValidationEpochRunner") != std::string::npos);
 }
 
-TEST_CASE("a hook whose handler cannot take the component's context is a config error", "[run][context]") {
+TEST_CASE("a hook whose handler cannot take the component's context is a config error",
+          "[run][context]") {
   const auto message = error_of({"validation_runner.params.hooks=[{_target: NeedsOptimizer}]"});
-  CHECK(message.find("validation_runner.params.hooks[0]: expected a hook whose handlers ValidationEpochRunner can "
-                     "call, got handler NeedsOptimizer::look cannot be called") != std::string::npos);
+  CHECK(message.find("validation_runner.params.hooks[0]: expected a hook whose handlers "
+                     "ValidationEpochRunner can "
+                     "call, got handler NeedsOptimizer::look cannot be called") !=
+        std::string::npos);
   // A built-in registered for other contexts only: its handlers cannot fire there, SR-Forge's
   // wrong-target warning (it is left out); strict, an error naming the contexts it has.
   {
     hookforge::capture_warnings warnings;
     build({"validation_runner.params.hooks=[{_target: CheckpointSaver}]"});
     REQUIRE(warnings.messages.size() == 1);
-    CHECK(warnings.messages[0].find("Hook CheckpointSaver is registered for TrainerContext") != std::string::npos);
-    CHECK(warnings.messages[0].find("but ValidationEpochRunner runs with InferenceContext: none of its handlers can "
-                                    "fire there") != std::string::npos);
+    CHECK(warnings.messages[0].find("Hook CheckpointSaver is registered for TrainerContext") !=
+          std::string::npos);
+    CHECK(warnings.messages[0].find(
+              "but ValidationEpochRunner runs with InferenceContext: none of its handlers can "
+              "fire there") != std::string::npos);
   }
-  const auto saver = error_of({"validation_runner.params.hooks=[{_target: CheckpointSaver}]"}, /*strict=*/true);
-  CHECK(saver.find("expected a hook registered for the context of ValidationEpochRunner") != std::string::npos);
+  const auto saver =
+      error_of({"validation_runner.params.hooks=[{_target: CheckpointSaver}]"}, /*strict=*/true);
+  CHECK(saver.find("expected a hook registered for the context of ValidationEpochRunner") !=
+        std::string::npos);
   CHECK(saver.find("registered for TrainerContext") != std::string::npos);
 }
 
@@ -270,16 +289,18 @@ TEST_CASE("every built-in is registered under its kind", "[run][registry]") {
       CHECK(std::find(names[kind].begin(), names[kind].end(), n) != names[kind].end());
     }
   };
-  has("hook", {"BatchImageSaver", "CheckInvalidLoss", "CheckpointSaver", "DWarmup", "EarlyStopping",
-               "EdgeEnhancedInput", "EMA", "EmptyCache", "GradientClip", "HookProfiler", "IterTimer", "LossLogger",
-               "LRWarmup", "MetricsPlot", "ProgressBar", "R1GradientPenalty", "StepRatio"});
+  has("hook",
+      {"BatchImageSaver", "CheckInvalidLoss", "CheckpointSaver", "DWarmup", "EarlyStopping",
+       "EdgeEnhancedInput", "EMA", "EmptyCache", "GradientClip", "HookProfiler", "IterTimer",
+       "LossLogger", "LRWarmup", "MetricsPlot", "ProgressBar", "R1GradientPenalty", "StepRatio"});
   has("model", {"ESPCN", "MLP", "PatchDiscriminator"});
   has("dataset", {"ProceduralImages", "Sine"});
   has("optimizer", {"SGD", "Adam", "AdamW", "RMSprop"});
-  has("scheduler", {"ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LinearLR", "MultiStepLR", "StepLR",
-                    "ReduceLROnPlateau"});
+  has("scheduler", {"ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LinearLR", "MultiStepLR",
+                    "StepLR", "ReduceLROnPlateau"});
   has("stop_condition", {"ValidationLossDidNotImprove", "NoCondition"});
-  has("loss", {"L1", "MSE", "Charbonnier", "WeightedSum", "GANDiscriminatorLoss", "GANGeneratorLoss"});
+  has("loss",
+      {"L1", "MSE", "Charbonnier", "WeightedSum", "GANDiscriminatorLoss", "GANGeneratorLoss"});
   has("metric", {"PSNR", "SSIM", "MAE", "MSE", "Accuracy"});
   has("training_runner", {"TrainingEpochRunner", "GANTrainingRunner"});
   has("validation_runner", {"ValidationEpochRunner"});
@@ -292,7 +313,8 @@ TEST_CASE("`fused: true` builds FusedAdam, or is a located error where LibTorch 
   const bool has_kernel = hookforge::compat::has_kernel("aten::_fused_adam_", torch::kCPU);
   for (const std::string target : {"Adam", "AdamW"}) {
     INFO(target);
-    const std::vector<std::string> sets = {"optimizer._target=" + target, "optimizer.params.fused=true"};
+    const std::vector<std::string> sets = {"optimizer._target=" + target,
+                                           "optimizer.params.fused=true"};
     if (has_kernel) {
       auto r = build(sets);
       auto optimizer = r.b->get<std::shared_ptr<torch::optim::Optimizer>>("optimizer");
@@ -307,7 +329,8 @@ TEST_CASE("`fused: true` builds FusedAdam, or is a located error where LibTorch 
     }
   }
   auto plain = build({"optimizer._target=Adam"});
-  CHECK(dynamic_cast<torch::optim::Adam*>(plain.b->get<std::shared_ptr<torch::optim::Optimizer>>("optimizer").get()));
+  CHECK(dynamic_cast<torch::optim::Adam*>(
+      plain.b->get<std::shared_ptr<torch::optim::Optimizer>>("optimizer").get()));
 }
 
 TEST_CASE("a run with a fused AdamW resumes exactly", "[run][resume][optimizer]") {

@@ -61,7 +61,9 @@ std::string error_of(F&& fn) {
   } catch (const E& e) {
     return e.what();
   }
-  FAIL("expected an exception of the type error_of was given (by default hookforge::checkpoint_error)");
+  FAIL(
+      "expected an exception of the type error_of was given (by default "
+      "hookforge::checkpoint_error)");
   return {};
 }
 

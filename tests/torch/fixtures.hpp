@@ -15,7 +15,8 @@ using hookforge::Entry;
 
 /// y = x W^T + b as a module taking an Entry.
 struct RegressorImpl : torch::nn::Module {
-  explicit RegressorImpl(int in = 2, int out = 1) : linear(register_module("linear", torch::nn::Linear(in, out))) {}
+  explicit RegressorImpl(int in = 2, int out = 1)
+      : linear(register_module("linear", torch::nn::Linear(in, out))) {}
   torch::Tensor forward(const Entry& e) { return linear(e.at("input")); }
   torch::nn::Linear linear;
 };
@@ -40,7 +41,8 @@ inline std::vector<Entry> regression_data(int batches, int size, double noise = 
   std::vector<Entry> data;
   for (int i = 0; i < batches; ++i) {
     auto x = torch::randn({size, 2});
-    auto y = (x.select(1, 0) * 3.0 - x.select(1, 1) * 2.0 + 0.5).unsqueeze(1) + noise * torch::randn({size, 1});
+    auto y = (x.select(1, 0) * 3.0 - x.select(1, 1) * 2.0 + 0.5).unsqueeze(1) +
+             noise * torch::randn({size, 1});
     data.push_back(Entry{{"input", x}, {"target", y}});
   }
   return data;
@@ -57,11 +59,13 @@ struct TrainRecorder {
   void post_backward(hookforge::TrainingContext&) { log->push_back("train:on_post_backward"); }
   void post_step(hookforge::TrainingContext&) { log->push_back("train:on_post_step"); }
   void epoch_end(hookforge::TrainingContext&) { log->push_back("train:on_epoch_end"); }
-  static constexpr auto bindings = hookforge::bindings(
-      HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start), HOOKFORGE_HOOKS_INTO(pre_step, pts::on_pre_step),
-      HOOKFORGE_HOOKS_INTO(post_forward, pts::on_post_forward),
-      HOOKFORGE_HOOKS_INTO(post_backward, pts::on_post_backward),
-      HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step), HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start),
+                          HOOKFORGE_HOOKS_INTO(pre_step, pts::on_pre_step),
+                          HOOKFORGE_HOOKS_INTO(post_forward, pts::on_post_forward),
+                          HOOKFORGE_HOOKS_INTO(post_backward, pts::on_post_backward),
+                          HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step),
+                          HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
 };
 
 struct ValRecorder {
@@ -69,20 +73,23 @@ struct ValRecorder {
   void epoch_start(hookforge::InferenceContext&) { log->push_back("val:on_epoch_start"); }
   void post_step(hookforge::InferenceContext&) { log->push_back("val:on_post_step"); }
   void epoch_end(hookforge::InferenceContext&) { log->push_back("val:on_epoch_end"); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start),
-                                                       HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step),
-                                                       HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start),
+                          HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step),
+                          HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
 };
 
 struct TrainerRecorder {
   std::vector<std::string>* log;
   void began(hookforge::TrainerContext&) { log->push_back("trainer:on_training_began"); }
-  void epoch_finished(hookforge::TrainerContext&) { log->push_back("trainer:on_trainer_epoch_finished"); }
+  void epoch_finished(hookforge::TrainerContext&) {
+    log->push_back("trainer:on_trainer_epoch_finished");
+  }
   void finished(hookforge::TrainerContext&) { log->push_back("trainer:on_training_finished"); }
-  static constexpr auto bindings = hookforge::bindings(
-      HOOKFORGE_HOOKS_INTO(began, pts::on_training_began),
-      HOOKFORGE_HOOKS_INTO(epoch_finished, pts::on_trainer_epoch_finished),
-      HOOKFORGE_HOOKS_INTO(finished, pts::on_training_finished));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(began, pts::on_training_began),
+                          HOOKFORGE_HOOKS_INTO(epoch_finished, pts::on_trainer_epoch_finished),
+                          HOOKFORGE_HOOKS_INTO(finished, pts::on_training_finished));
 };
 
 /// Copies of a module's parameters, and bit-for-bit comparison of two such lists.
@@ -105,7 +112,8 @@ struct ShuffledLoader {
   std::vector<Entry>::iterator begin() {
     auto perm = torch::randperm(static_cast<std::int64_t>(data.size()), torch::kLong);
     order.clear();
-    for (std::int64_t i = 0; i < perm.size(0); ++i) order.push_back(data[perm[i].item<std::int64_t>()]);
+    for (std::int64_t i = 0; i < perm.size(0); ++i)
+      order.push_back(data[perm[i].item<std::int64_t>()]);
     return order.begin();
   }
   std::vector<Entry>::iterator end() { return order.end(); }
@@ -127,7 +135,8 @@ inline bool same_adam_state(torch::optim::Adam& a, torch::optim::Adam& b) {
       return false;
   }
   for (std::size_t g = 0; g < a.param_groups().size(); ++g)
-    if (a.param_groups()[g].options().get_lr() != b.param_groups()[g].options().get_lr()) return false;
+    if (a.param_groups()[g].options().get_lr() != b.param_groups()[g].options().get_lr())
+      return false;
   return true;
 }
 
@@ -151,7 +160,8 @@ struct StepCounter {
   }
   hookforge::state_map state_dict() const { return {{"steps", steps}}; }
   void load_state_dict(const hookforge::state_map& s) { steps = s.at("steps").toInt(); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
 };
 
 }  // namespace tfx

@@ -17,21 +17,21 @@ namespace tfx {
 
 /// Ends the current case as skipped, with `reason`. Skip before any CHECK: under CTest the
 /// exit code stands for the whole case, and would hide a failure recorded before it.
-#define HOOKFORGE_SKIP(reason)                                                  \
-  do {                                                                          \
-    if (const char* code = std::getenv("HOOKFORGE_TEST_SKIP_CODE")) {            \
-      std::printf("skipped: %s\n", std::string(reason).c_str());                \
-      std::fflush(stdout);                                                      \
-      std::_Exit(std::atoi(code));                                              \
-    }                                                                           \
-    WARN("skipped: " << (reason));                                              \
-    return;                                                                     \
+#define HOOKFORGE_SKIP(reason)                                        \
+  do {                                                                \
+    if (const char* code = std::getenv("HOOKFORGE_TEST_SKIP_CODE")) { \
+      std::printf("skipped: %s\n", std::string(reason).c_str());      \
+      std::fflush(stdout);                                            \
+      std::_Exit(std::atoi(code));                                    \
+    }                                                                 \
+    WARN("skipped: " << (reason));                                    \
+    return;                                                           \
   } while (false)
 
 /// Skips the case unless a CUDA device is present.
-#define HOOKFORGE_REQUIRE_CUDA()                                                             \
-  do {                                                                                       \
-    if (!torch::cuda::is_available())                                                        \
+#define HOOKFORGE_REQUIRE_CUDA()                                                                \
+  do {                                                                                          \
+    if (!torch::cuda::is_available())                                                           \
       HOOKFORGE_SKIP(torch::cuda::device_count() == 0 ? "no CUDA device" : "CUDA unavailable"); \
   } while (false)
 

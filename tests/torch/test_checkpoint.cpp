@@ -38,7 +38,8 @@ torch::nn::Sequential make_model(std::uint64_t seed) {
 // Two groups (first and last Linear) unless the optimizer wants one (LBFGS).
 std::vector<torch::optim::OptimizerParamGroup> groups_of(torch::nn::Sequential& m, bool two) {
   std::vector<torch::Tensor> first, last;
-  for (const auto& p : m->named_parameters()) (p.key()[0] == '3' && two ? last : first).push_back(p.value());
+  for (const auto& p : m->named_parameters())
+    (p.key()[0] == '3' && two ? last : first).push_back(p.value());
   std::vector<torch::optim::OptimizerParamGroup> groups{torch::optim::OptimizerParamGroup(first)};
   if (two) groups.emplace_back(last);
   return groups;
@@ -174,12 +175,12 @@ TEST_CASE("checkpoint: state_dict sections keep IValue types", "[checkpoint]") {
   const auto file = dir.path / "state.ckpt";
   const auto tensor = torch::arange(6, torch::kFloat64).reshape({2, 3});
   hookforge::state_map state{{"step", c10::IValue(std::int64_t{1234567890123})},
-                              {"best loss", c10::IValue(0.125)},
-                              {"ema.shadow/0", c10::IValue(tensor)},
-                              {"name", c10::IValue(std::string("cosine"))},
-                              {"enabled", c10::IValue(true)},
-                              {"milestones", c10::IValue(std::vector<std::int64_t>{3, 7})},
-                              {"nothing", c10::IValue()}};
+                             {"best loss", c10::IValue(0.125)},
+                             {"ema.shadow/0", c10::IValue(tensor)},
+                             {"name", c10::IValue(std::string("cosine"))},
+                             {"enabled", c10::IValue(true)},
+                             {"milestones", c10::IValue(std::vector<std::int64_t>{3, 7})},
+                             {"nothing", c10::IValue()}};
   checkpoint_writer{}.add_state("scheduler", state).add_state("empty", {}).save(file);
 
   checkpoint_reader ckpt(file);
@@ -242,13 +243,15 @@ TEST_CASE("CUDA: checkpoint RNG state restores each device's random stream", "[c
   checkpoint_writer{}.add_rng().save(file);
   std::vector<torch::Tensor> cuda_a;
   for (std::size_t i = 0; i < torch::cuda::device_count(); ++i)
-    cuda_a.push_back(torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))));
+    cuda_a.push_back(
+        torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))));
 
   torch::manual_seed(99);
   checkpoint_reader(file).load_rng();
   for (std::size_t i = 0; i < cuda_a.size(); ++i)
     CHECK(torch::equal(
-        torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))), cuda_a[i]));
+        torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))),
+        cuda_a[i]));
 }
 
 TEST_CASE("checkpoint: loading into a different model names the tensors and shapes",
@@ -269,17 +272,22 @@ TEST_CASE("checkpoint: loading into a different model names the tensors and shap
   CHECK(torch::equal(wider->weight, before));  // nothing copied
 
   const auto seq_file = dir.path / "seq.ckpt";
-  checkpoint_writer{}.add_module("model", torch::nn::Sequential(torch::nn::Linear(4, 3))).save(seq_file);
+  checkpoint_writer{}
+      .add_module("model", torch::nn::Sequential(torch::nn::Linear(4, 3)))
+      .save(seq_file);
   torch::nn::Sequential deeper(torch::nn::Linear(4, 3), torch::nn::Linear(3, 2));
   const auto missing = error_of([&] { checkpoint_reader(seq_file).load_module("model", deeper); });
-  CHECK_THAT(missing, Catch::Contains("parameter '1.weight' (shape [2, 3]) is missing from the checkpoint"));
+  CHECK_THAT(missing,
+             Catch::Contains("parameter '1.weight' (shape [2, 3]) is missing from the checkpoint"));
   CHECK_THAT(missing, Catch::Contains("parameter '1.bias' (shape [2]) is missing"));
 
   const auto deep_file = dir.path / "deep.ckpt";
   checkpoint_writer{}.add_module("model", deeper).save(deep_file);
   torch::nn::Sequential shallow(torch::nn::Linear(4, 3));
   const auto extra = error_of([&] { checkpoint_reader(deep_file).load_module("model", shallow); });
-  CHECK_THAT(extra, Catch::Contains("the checkpoint has parameter '1.weight' (shape [2, 3]) that the module lacks"));
+  CHECK_THAT(extra,
+             Catch::Contains(
+                 "the checkpoint has parameter '1.weight' (shape [2, 3]) that the module lacks"));
   CHECK_THAT(extra, Catch::Contains(deep_file.string()));
 }
 

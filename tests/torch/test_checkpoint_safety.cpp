@@ -45,7 +45,6 @@ void write_bytes(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-
 // A pid that belonged to a process that has exited (and been reaped).
 pid_t dead_pid() {
   const pid_t pid = ::fork();
@@ -93,14 +92,17 @@ child_result run_in_child(F&& body) {
   child_result result;
   char buf[4096];
   for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;)
-    if (n > 0) result.output.append(buf, static_cast<std::size_t>(n));
-    else if (errno != EINTR) break;
+    if (n > 0)
+      result.output.append(buf, static_cast<std::size_t>(n));
+    else if (errno != EINTR)
+      break;
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
   result.exited = WIFEXITED(status);
   result.code = result.exited ? WEXITSTATUS(status) : -1;
-  if (WIFSIGNALED(status)) result.output += " [killed by signal " + std::to_string(WTERMSIG(status)) + "]";
+  if (WIFSIGNALED(status))
+    result.output += " [killed by signal " + std::to_string(WTERMSIG(status)) + "]";
   return result;
 }
 
@@ -161,7 +163,10 @@ TEST_CASE("checkpoint: a save that runs out of space throws and keeps the previo
   torch::nn::Linear old_model(16, 16), new_model(64, 64);
   checkpoint_writer{}.add_module("model", old_model).add_int("step", 1).save(file);
   const auto previous = tfx::read_bytes(file);
-  checkpoint_writer{}.add_module("model", new_model).add_int("step", 2).save(dir.path / "full.ckpt");
+  checkpoint_writer{}
+      .add_module("model", new_model)
+      .add_int("step", 2)
+      .save(dir.path / "full.ckpt");
   const auto full_size = static_cast<rlim_t>(fs::file_size(dir.path / "full.ckpt"));
   fs::remove(dir.path / "full.ckpt");
 
@@ -314,8 +319,8 @@ TEST_CASE("checkpoint: load_state_value names file, section and key", "[checkpoi
   tfx::temp_dir dir;
   const auto file = dir.path / "s.ckpt";
   checkpoint_writer{}
-      .add_state("trainer", {{"completed_epochs", c10::IValue(std::int64_t{3})},
-                             {"best", c10::IValue(0.5)}})
+      .add_state("trainer",
+                 {{"completed_epochs", c10::IValue(std::int64_t{3})}, {"best", c10::IValue(0.5)}})
       .add_int("step", 9)
       .save(file);
   checkpoint_reader ckpt(file);
@@ -381,8 +386,10 @@ TEST_CASE("atomic file: saves remove the stale temps of dead writers, not live o
   CHECK(fs::exists(fresh_live));
 }
 
-TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no temps after "
-          "the next save", "[checkpoint]") {
+TEST_CASE(
+    "checkpoint: saves killed at any moment leave a loadable file, and no temps after "
+    "the next save",
+    "[checkpoint]") {
   using clock = std::chrono::steady_clock;
   using namespace std::chrono_literals;
   tfx::temp_dir dir;
@@ -398,7 +405,8 @@ TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no 
   // fractions of it.
   const auto timing = clock::now();
   for (int i = 0; i < 4; ++i) save(0);
-  const auto save_time = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - timing) / 4;
+  const auto save_time =
+      std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - timing) / 4;
 
   // Each child saves steps 1, 2, ... for ever and reports each step whose save returned (the
   // file renamed into place) through a pipe. Of every three kills, two wait for the child's
@@ -436,7 +444,8 @@ TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no 
       return n > 0;
     };
     const moment when = static_cast<moment>(kills % 3);
-    const double fraction = static_cast<double>(7919 * kills % 1000) / 1000.0;  // spread over [0, 1)
+    const double fraction =
+        static_cast<double>(7919 * kills % 1000) / 1000.0;  // spread over [0, 1)
     const auto temp = dir.path / ("last.ckpt.tmp." + std::to_string(saver));
     bool reported_in_time = true;
     if (when != at_random) {
@@ -446,7 +455,8 @@ TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no 
     }
     if (when == on_sight_of_the_temp) {
       const auto deadline = clock::now() + 20s;
-      while (reported_in_time && !fs::exists(temp) && clock::now() < deadline) std::this_thread::sleep_for(20us);
+      while (reported_in_time && !fs::exists(temp) && clock::now() < deadline)
+        std::this_thread::sleep_for(20us);
     } else {
       std::this_thread::sleep_for(save_time * (when == at_random ? 3 * fraction : fraction));
     }
@@ -458,12 +468,15 @@ TEST_CASE("checkpoint: saves killed at any moment leave a loadable file, and no 
     ++kills;
 
     INFO("kill " << kills << " ("
-                 << (when == after_a_report ? "after a report" : when == at_random ? "at random" : "on sight of the temp")
+                 << (when == after_a_report ? "after a report"
+                     : when == at_random    ? "at random"
+                                            : "on sight of the temp")
                  << ")");
     REQUIRE(reported_in_time);  // a save takes well under 20 s
     std::int64_t reported = 0;  // the last step the child saved
     if (reports.size() >= sizeof reported)
-      std::memcpy(&reported, reports.data() + (reports.size() / sizeof reported - 1) * sizeof reported,
+      std::memcpy(&reported,
+                  reports.data() + (reports.size() / sizeof reported - 1) * sizeof reported,
                   sizeof reported);
     after_a_save += reported >= 1;
     mid_write += fs::exists(temp);

@@ -42,7 +42,9 @@ struct OutputDtype {
 
 #if HOOKFORGE_HAS_CUDA
 /// c10's sync-debug mode: L_ERROR makes every host synchronisation throw.
-void set_sync_debug(c10::cuda::SyncDebugMode mode) { c10::cuda::warning_state().set_sync_debug_mode(mode); }
+void set_sync_debug(c10::cuda::SyncDebugMode mode) {
+  c10::cuda::warning_state().set_sync_debug_mode(mode);
+}
 
 /// Sets the sync-debug mode to error at on_pre_step of batches [from, to), before every
 /// other hook (HIGHEST), and back at on_post_step after all of them (LOWEST): any hook
@@ -51,18 +53,22 @@ struct NoSyncFrom {
   static constexpr int priority = hookforge::priority::HIGHEST;
   std::int64_t from, to;
   void on(TrainingContext& ctx) {
-    if (ctx.batch_idx >= from && ctx.batch_idx < to) set_sync_debug(c10::cuda::SyncDebugMode::L_ERROR);
+    if (ctx.batch_idx >= from && ctx.batch_idx < to)
+      set_sync_debug(c10::cuda::SyncDebugMode::L_ERROR);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(on, points::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(on, points::on_pre_step));
 };
 struct NoSyncUntil {
   static constexpr int priority = hookforge::priority::LOWEST;
   std::int64_t* guarded;
   void off(TrainingContext&) {
-    if (c10::cuda::warning_state().get_sync_debug_mode() == c10::cuda::SyncDebugMode::L_ERROR) ++*guarded;
+    if (c10::cuda::warning_state().get_sync_debug_mode() == c10::cuda::SyncDebugMode::L_ERROR)
+      ++*guarded;
     set_sync_debug(c10::cuda::SyncDebugMode::L_DISABLED);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(off, points::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(off, points::on_post_step));
 };
 #endif
 
@@ -138,8 +144,10 @@ TEST_CASE("CUDA: 2 epochs + checkpoint + 2 epochs equal 4 epochs, bit for bit", 
   CHECK(same(straight, resumed));
 }
 
-TEST_CASE("CUDA: a mixed-precision epoch with default_hooks, GradientClip and FusedAdam never synchronises",
-          "[cuda][amp][sync]") {
+TEST_CASE(
+    "CUDA: a mixed-precision epoch with default_hooks, GradientClip and FusedAdam never "
+    "synchronises",
+    "[cuda][amp][sync]") {
   HOOKFORGE_REQUIRE_CUDA();
 #if HOOKFORGE_HAS_CUDA
   torch::manual_seed(3);
@@ -197,7 +205,8 @@ TEST_CASE("CUDA: FusedAdam on the GPU follows torch::optim::Adam", "[cuda][fused
   torch::optim::Adam adam({w1}, torch::optim::AdamOptions(1e-2).weight_decay(0.01));
   FusedAdam fused({w2}, torch::optim::AdamOptions(1e-2).weight_decay(0.01));
   for (int i = 0; i < 100; ++i)
-    for (auto [w, opt] : {std::pair<torch::Tensor, torch::optim::Optimizer*>{w1, &adam}, {w2, &fused}}) {
+    for (auto [w, opt] :
+         {std::pair<torch::Tensor, torch::optim::Optimizer*>{w1, &adam}, {w2, &fused}}) {
       opt->zero_grad();
       (X.matmul(w) - Y).pow(2).mean().backward();
       opt->step();

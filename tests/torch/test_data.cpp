@@ -118,19 +118,15 @@ TEST_CASE("tensor_dataset and subset give one unbatched sample per index", "[dat
   CHECK(part.size() == 3);
   CHECK(part.get(0).at("target").item<std::int64_t>() == 4);
   CHECK(part.get(2).at("input").equal(data.get(2).at("input")));
-  CHECK(tfx::error_of<std::invalid_argument>([&] {
-          subset(data, {1, 5});
-        }) == "subset: indices[1] must be < 5 (the dataset's size), got 5");
+  CHECK(tfx::error_of<std::invalid_argument>([&] { subset(data, {1, 5}); }) ==
+        "subset: indices[1] must be < 5 (the dataset's size), got 5");
 
-  CHECK(tfx::error_of<std::invalid_argument>([] {
-          tensor_dataset{{"x", torch::zeros({4, 2})}, {"y", torch::zeros({3})}};
-        }) ==
+  CHECK(tfx::error_of<std::invalid_argument>(
+            [] { tensor_dataset{{"x", torch::zeros({4, 2})}, {"y", torch::zeros({3})}}; }) ==
         "tensor_dataset: fields must agree on the number of samples (dim 0), got 4 for 'x' and 3 "
         "for 'y'");
   CHECK(
-      tfx::error_of<std::invalid_argument>([] {
-        tensor_dataset{{"x", torch::zeros({})}};
-      }) ==
+      tfx::error_of<std::invalid_argument>([] { tensor_dataset{{"x", torch::zeros({})}}; }) ==
       "tensor_dataset: field 'x' must have a sample dimension (dim 0), got a 0-dimensional tensor");
   CHECK(tfx::error_of<std::invalid_argument>([] { tensor_dataset(Entry{}); }) ==
         "tensor_dataset: fields must not be empty");
@@ -232,10 +228,10 @@ TEST_CASE("a custom sampler decides the order", "[data]") {
   DataLoader loader(numbered(5), reverse_sampler{5}, {.batch_size = 2});
   CHECK(orders(take(loader)) == std::vector<std::vector<std::int64_t>>{{4, 3}, {2, 1}, {0}});
   CHECK(loader.seed() == 0);
-  CHECK(
-      tfx::error_of<std::invalid_argument>([] { DataLoader(numbered(5), reverse_sampler{5}, {.shuffle = true}); }) ==
-      "DataLoader: shuffle must be false when a sampler is given (the sampler decides the "
-      "order), got true");
+  CHECK(tfx::error_of<std::invalid_argument>(
+            [] { DataLoader(numbered(5), reverse_sampler{5}, {.shuffle = true}); }) ==
+        "DataLoader: shuffle must be false when a sampler is given (the sampler decides the "
+        "order), got true");
   DataLoader bad(numbered(5), reverse_sampler{6});
   CHECK(tfx::error_of<std::invalid_argument>([&] { take(bad); }) ==
         "DataLoader: the sampler's indices must be < 5 (the dataset's size), got 5");
@@ -381,18 +377,14 @@ TEST_CASE("random_split cuts a dataset into disjoint subsets fixed by the seed",
   CHECK(halves[1].get(0).at("target").item<std::int64_t>() ==
         static_cast<std::int64_t>(halves[1].indices()[0]));
 
-  CHECK(tfx::error_of<std::invalid_argument>([&] {
-          random_split(data, {0.5, 0.4}, 1);
-        }) == "random_split: fractions must sum to 1, got 0.900000");
-  CHECK(tfx::error_of<std::invalid_argument>([&] {
-          random_split(data, {1.5, -0.5}, 1);
-        }) == "random_split: fractions[0] must be in [0, 1], got 1.500000");
-  CHECK(tfx::error_of<std::invalid_argument>([&] {
-          random_split(data, {6, 6}, 1);
-        }) == "random_split: counts must sum to at most the dataset's size 11, got 12");
-  CHECK(tfx::error_of<std::invalid_argument>([&] {
-          random_split(data, {-1, 6}, 1);
-        }) == "random_split: counts[0] must be >= 0, got -1");
+  CHECK(tfx::error_of<std::invalid_argument>([&] { random_split(data, {0.5, 0.4}, 1); }) ==
+        "random_split: fractions must sum to 1, got 0.900000");
+  CHECK(tfx::error_of<std::invalid_argument>([&] { random_split(data, {1.5, -0.5}, 1); }) ==
+        "random_split: fractions[0] must be in [0, 1], got 1.500000");
+  CHECK(tfx::error_of<std::invalid_argument>([&] { random_split(data, {6, 6}, 1); }) ==
+        "random_split: counts must sum to at most the dataset's size 11, got 12");
+  CHECK(tfx::error_of<std::invalid_argument>([&] { random_split(data, {-1, 6}, 1); }) ==
+        "random_split: counts[0] must be >= 0, got -1");
 
   DataLoader train(halves[0], {.batch_size = 2});
   CHECK(train.size() == 3);
@@ -428,9 +420,11 @@ TEST_CASE("a TrainingEpochRunner runs an epoch from a DataLoader and sees num_ba
 }
 
 TEST_CASE("pin_memory does nothing without a CUDA device, as PyTorch's", "[data]") {
-  if (torch::cuda::is_available()) HOOKFORGE_SKIP("a CUDA device is present: the [cuda] case checks pinning");
+  if (torch::cuda::is_available())
+    HOOKFORGE_SKIP("a CUDA device is present: the [cuda] case checks pinning");
   auto x = torch::randn({6, 2});
-  hookforge::DataLoader pinned(hookforge::tensor_dataset{{"input", x}}, {.batch_size = 4, .pin_memory = true});
+  hookforge::DataLoader pinned(hookforge::tensor_dataset{{"input", x}},
+                               {.batch_size = 4, .pin_memory = true});
   std::vector<torch::Tensor> batches;
   for (const auto& batch : pinned) batches.push_back(batch.at("input"));
   REQUIRE(batches.size() == 2);

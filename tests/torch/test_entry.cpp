@@ -265,7 +265,8 @@ TEST_CASE("call_model: a tensor result becomes the \"output\" field", "[entry]")
   CHECK(batch.names() == std::vector<std::string>{"input", "target", "output"});
 }
 
-TEST_CASE("forward_into merges the model's output into the batch, as merge(call_model(...))", "[entry]") {
+TEST_CASE("forward_into merges the model's output into the batch, as merge(call_model(...))",
+          "[entry]") {
   TensorOut module;
   Entry batch{{"input", torch::ones({2, 3})}, {"target", torch::zeros({2})}};
   hookforge::forward_into(module, batch);

@@ -37,7 +37,8 @@ std::vector<Entry> gan_data(int batches, int size, double real_mean = 3.0, int s
   torch::manual_seed(seed);
   std::vector<Entry> data;
   for (int i = 0; i < batches; ++i)
-    data.push_back(Entry{{"input", torch::randn({size, 1})}, {"target", real_mean + torch::randn({size, 1})}});
+    data.push_back(
+        Entry{{"input", torch::randn({size, 1})}, {"target", real_mean + torch::randn({size, 1})}});
   return data;
 }
 
@@ -65,15 +66,17 @@ struct GanRecorder {
   void post_g_backward(GANContext&) { log->push_back("on_post_g_backward"); }
   void post_step(GANContext&) { log->push_back("on_post_step"); }
   void epoch_end(GANContext&) { log->push_back("on_epoch_end"); }
-  static constexpr auto bindings = hookforge::bindings(
-      HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start), HOOKFORGE_HOOKS_INTO(pre_step, pts::on_pre_step),
-      HOOKFORGE_HOOKS_INTO(pre_d_forward, pts::on_pre_d_forward),
-      HOOKFORGE_HOOKS_INTO(post_d_forward, pts::on_post_d_forward),
-      HOOKFORGE_HOOKS_INTO(post_d_backward, pts::on_post_d_backward),
-      HOOKFORGE_HOOKS_INTO(pre_g_forward, pts::on_pre_g_forward),
-      HOOKFORGE_HOOKS_INTO(post_g_forward, pts::on_post_g_forward),
-      HOOKFORGE_HOOKS_INTO(post_g_backward, pts::on_post_g_backward),
-      HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step), HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(epoch_start, pts::on_epoch_start),
+                          HOOKFORGE_HOOKS_INTO(pre_step, pts::on_pre_step),
+                          HOOKFORGE_HOOKS_INTO(pre_d_forward, pts::on_pre_d_forward),
+                          HOOKFORGE_HOOKS_INTO(post_d_forward, pts::on_post_d_forward),
+                          HOOKFORGE_HOOKS_INTO(post_d_backward, pts::on_post_d_backward),
+                          HOOKFORGE_HOOKS_INTO(pre_g_forward, pts::on_pre_g_forward),
+                          HOOKFORGE_HOOKS_INTO(post_g_forward, pts::on_post_g_forward),
+                          HOOKFORGE_HOOKS_INTO(post_g_backward, pts::on_post_g_backward),
+                          HOOKFORGE_HOOKS_INTO(post_step, pts::on_post_step),
+                          HOOKFORGE_HOOKS_INTO(epoch_end, pts::on_epoch_end));
 };
 
 /// Records (global_step, d_stepped, g_stepped, d_steps, g_steps) at on_post_step.
@@ -82,21 +85,25 @@ struct StepProbe {
   void see(GANContext& ctx) {
     rows->push_back({ctx.global_step, ctx.d_stepped, ctx.g_stepped, ctx.d_steps, ctx.g_steps});
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
 };
 
 struct VetoD {
   void veto(GANContext& ctx) { ctx.run_d = false; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
 };
 struct VetoG {
   void veto(GANContext& ctx) { ctx.run_g = false; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
 };
 /// Vetoes D's step after its backward (the loss is still computed and scored).
 struct VetoDStepLate {
   void veto(GANContext& ctx) { ctx.run_d = false; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_d_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_d_backward));
 };
 
 /// Checks what each backward point sees.
@@ -104,7 +111,8 @@ struct GradProbe {
   std::vector<torch::Tensor> d_grads_after_d, d_grads_after_g;
   bool g_grads_at_g = false, phases_ok = true, d_frozen_in_g = true;
   void after_d(GANContext& ctx) {
-    phases_ok &= ctx.phase == gan_phase::discriminator && ctx.parameters().size() == ctx.d_parameters().size();
+    phases_ok &= ctx.phase == gan_phase::discriminator &&
+                 ctx.parameters().size() == ctx.d_parameters().size();
     d_grads_after_d.clear();
     for (auto& p : ctx.d_parameters()) d_grads_after_d.push_back(p.grad().clone());
   }
@@ -114,13 +122,15 @@ struct GradProbe {
   }
   void after_g(GANContext& ctx) {
     phases_ok &= ctx.phase == gan_phase::generator;
-    g_grads_at_g = ctx.parameters()[0].grad().defined() && ctx.parameters()[0].grad().abs().sum().item<double>() > 0;
+    g_grads_at_g = ctx.parameters()[0].grad().defined() &&
+                   ctx.parameters()[0].grad().abs().sum().item<double>() > 0;
     d_grads_after_g.clear();
     for (auto& p : ctx.d_parameters()) d_grads_after_g.push_back(p.grad().clone());
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(after_d, pts::on_post_d_backward),
-                                                       HOOKFORGE_HOOKS_INTO(in_g, pts::on_post_g_forward),
-                                                       HOOKFORGE_HOOKS_INTO(after_g, pts::on_post_g_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(after_d, pts::on_post_d_backward),
+                          HOOKFORGE_HOOKS_INTO(in_g, pts::on_post_g_forward),
+                          HOOKFORGE_HOOKS_INTO(after_g, pts::on_post_g_backward));
 };
 
 /// Runs D with gradients at the G phase's first and last points, as a diagnostic or a
@@ -159,8 +169,11 @@ struct ScoreNames {
 
 /// Adds 0.1 * b^2 to the G loss.
 struct ShiftPenalty {
-  void add(GANContext& ctx) { ctx.g_extra_losses["penalty"] = 0.1 * ctx.g_parameters()[0].pow(2).sum(); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_g_forward));
+  void add(GANContext& ctx) {
+    ctx.g_extra_losses["penalty"] = 0.1 * ctx.g_parameters()[0].pow(2).sum();
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_g_forward));
 };
 
 /// Copies the entry's field names at on_post_g_forward.
@@ -169,11 +182,12 @@ struct FieldProbe {
   bool real_for_g_constant = false;
   void see(GANContext& ctx) {
     *names = ctx.entry.names();
-    if (ctx.entry.contains("d_real_for_g")) real_for_g_constant = !ctx.entry.at("d_real_for_g").requires_grad();
+    if (ctx.entry.contains("d_real_for_g"))
+      real_for_g_constant = !ctx.entry.at("d_real_for_g").requires_grad();
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_g_forward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_g_forward));
 };
-
 
 /// A generator, a discriminator and their optimisers, seeded.
 struct Gan {
@@ -198,9 +212,9 @@ TEST_CASE("GAN points fire in the documented order", "[gan][order]") {
 
   std::vector<std::string> expected{"on_epoch_start"};
   for (int b = 0; b < 2; ++b)
-    expected.insert(expected.end(), {"on_pre_step", "on_pre_d_forward", "on_post_d_forward", "on_post_d_backward",
-                                     "on_pre_g_forward", "on_post_g_forward", "on_post_g_backward",
-                                     "on_post_step"});
+    expected.insert(expected.end(), {"on_pre_step", "on_pre_d_forward", "on_post_d_forward",
+                                     "on_post_d_backward", "on_pre_g_forward", "on_post_g_forward",
+                                     "on_post_g_backward", "on_post_step"});
   expected.push_back("on_epoch_end");
   CHECK(log == expected);
   CHECK(result.batches == 2);
@@ -220,8 +234,9 @@ TEST_CASE("step_ratio 2 updates D every batch and G every second batch", "[gan][
   runner.run_epoch(gan.g, gan.d, data, 1, d_bce, g_bce);  // the cadence runs on over epochs
 
   //                                        global d_stepped g_stepped d_steps g_steps
-  std::vector<std::vector<std::int64_t>> expected{{0, 1, 0, 1, 0}, {1, 1, 1, 2, 1}, {2, 1, 0, 3, 1},
-                                                    {3, 1, 1, 4, 2}, {4, 1, 0, 5, 2}, {5, 1, 1, 6, 3}};
+  std::vector<std::vector<std::int64_t>> expected{{0, 1, 0, 1, 0}, {1, 1, 1, 2, 1},
+                                                  {2, 1, 0, 3, 1}, {3, 1, 1, 4, 2},
+                                                  {4, 1, 0, 5, 2}, {5, 1, 1, 6, 3}};
   CHECK(rows == expected);
   CHECK(std::count(log.begin(), log.end(), "on_pre_d_forward") == 6);
   CHECK(std::count(log.begin(), log.end(), "on_pre_g_forward") == 3);
@@ -282,7 +297,8 @@ TEST_CASE("each backward point sees its own network's gradients", "[gan][grads]"
   CHECK(probe.d_frozen_in_g);  // D is a fixed judge in the G phase...
   CHECK(probe.g_grads_at_g);
   REQUIRE(probe.d_grads_after_d.size() == probe.d_grads_after_g.size());
-  CHECK(same(probe.d_grads_after_d, probe.d_grads_after_g));  // ...so G's loss leaves D's grads alone
+  CHECK(
+      same(probe.d_grads_after_d, probe.d_grads_after_g));  // ...so G's loss leaves D's grads alone
   for (auto& p : gan.d->parameters()) CHECK(p.requires_grad());  // and its flags come back
 }
 
@@ -301,8 +317,8 @@ TEST_CASE("GAN scores: totals, prefixed terms and extra losses", "[gan][scores]"
   CHECK(r.scores.at("d_loss") == Approx(r.scores.at("d.fake") + r.scores.at("d.real")));
   CHECK(r.scores.at("g.penalty") > 0);
   CHECK(r.scores.at("g_loss") > r.scores.at("g.penalty"));  // plus the (positive) BCE
-  const std::vector<std::string> expected_fields{"input",  "target", "output",       "fake",
-                                                 "d_real", "d_fake", "d_fake_for_g", "d_real_for_g"};
+  const std::vector<std::string> expected_fields{
+      "input", "target", "output", "fake", "d_real", "d_fake", "d_fake_for_g", "d_real_for_g"};
   CHECK(fields == expected_fields);
   CHECK(runner.hooks().get<1>().real_for_g_constant);
 }
@@ -339,7 +355,8 @@ TEST_CASE("a 1-D GAN moves the fake distribution to the real mean", "[gan][learn
   GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{});
   auto fake_mean = [&] { return gan.g->shift.item<double>(); };  // mean(noise + b) = b
   const double start = std::abs(fake_mean() - 3.0);
-  for (int epoch = 0; epoch < 40; ++epoch) runner.run_epoch(gan.g, gan.d, data, epoch, d_bce, g_bce);
+  for (int epoch = 0; epoch < 40; ++epoch)
+    runner.run_epoch(gan.g, gan.d, data, epoch, d_bce, g_bce);
   const double end = std::abs(fake_mean() - 3.0);
   INFO("start " << start << ", end " << end);
   CHECK(start == Approx(3.0));
@@ -361,7 +378,8 @@ TEST_CASE("GAN runner counters and scalers round-trip through state_dict", "[gan
   GANTrainingRunner resumed(gan.d_opt, gan.g_opt, gan_options{.step_ratio = 2}, StepProbe{&rows});
   resumed.load_state_dict(state);
   resumed.run_epoch(gan.g, gan.d, data, 1, d_bce, g_bce);
-  std::vector<std::vector<std::int64_t>> expected{{3, 1, 1, 4, 2}, {4, 1, 0, 5, 2}, {5, 1, 1, 6, 3}};
+  std::vector<std::vector<std::int64_t>> expected{
+      {3, 1, 1, 4, 2}, {4, 1, 0, 5, 2}, {5, 1, 1, 6, 3}};
   CHECK(rows == expected);
 }
 
@@ -376,7 +394,8 @@ TEST_CASE("a GAN runner needs both optimisers", "[gan][construct]") {
                     Contains("discriminator optimizer (d_optimizer) is missing"));
   CHECK_THROWS_WITH(GANTrainingRunner(none, none, gan_options{}),
                     Contains("d_optimizer) and the generator optimizer (g_optimizer) are missing"));
-  CHECK_THROWS_WITH(GANTrainingRunner(gan.d_opt, gan.d_opt, gan_options{}), Contains("same object"));
+  CHECK_THROWS_WITH(GANTrainingRunner(gan.d_opt, gan.d_opt, gan_options{}),
+                    Contains("same object"));
   CHECK_THROWS_WITH(GANTrainingRunner(gan.d_opt, gan.g_opt, gan_options{.step_ratio = 0}),
                     Contains("step_ratio must be >= 1"));
   CHECK_NOTHROW(GANTrainingRunner(&gan.d_opt, &gan.g_opt, gan_options{}));
@@ -405,7 +424,8 @@ struct GStepCount {
   void count(GANContext& ctx) { steps += ctx.g_stepped; }
   hookforge::state_map state_dict() const { return {{"steps", steps}}; }
   void load_state_dict(const hookforge::state_map& s) { steps = s.at("steps").toInt(); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
 };
 
 /// Saves the trainer's checkpoint from its context when `after_epochs` epochs are complete.
@@ -417,11 +437,14 @@ struct SaveAt {
     if (lrs) lrs->push_back(ctx.learning_rates);
     if (ctx.completed_epochs == after_epochs) ctx.save_checkpoint(path);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(save, pts::on_trainer_epoch_finished));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save, pts::on_trainer_epoch_finished));
 };
 
 /// The generator's validation: how far the fake mean is from the real one.
-torch::Tensor mean_gap(const Entry& e) { return torch::l1_loss(e.at("output").mean(), e.at("target").mean()); }
+torch::Tensor mean_gap(const Entry& e) {
+  return torch::l1_loss(e.at("output").mean(), e.at("target").mean());
+}
 
 using GanTrainerRunner = GANTrainingRunner<GStepCount>;
 using GanModels = gan_models<ShiftGenerator, QuadDiscriminator>;
@@ -443,7 +466,8 @@ struct GanTrainerRun {
         scheduler(g_opt, 1, 0.9),  // G's learning rate decays per epoch
         runner(d_opt, g_opt, gan_options{.step_ratio = 2}, GStepCount{}),
         val(inference_options{}),
-        trainer(models, runner, val, trainer_options{.epochs = epochs, .scheduler = &scheduler}, std::move(save)) {}
+        trainer(models, runner, val, trainer_options{.epochs = epochs, .scheduler = &scheduler},
+                std::move(save)) {}
 };
 
 void check_identical(GanTrainerRun& a, GanTrainerRun& b) {
@@ -463,11 +487,13 @@ void check_identical(GanTrainerRun& a, GanTrainerRun& b) {
 
 }  // namespace
 
-TEST_CASE("the GAN runner trains through the Trainer and resumes exactly", "[gan][trainer][resume]") {
+TEST_CASE("the GAN runner trains through the Trainer and resumes exactly",
+          "[gan][trainer][resume]") {
   tfx::temp_dir scratch;
   auto path = scratch.path / "hookforge-test-gan-resume.ckpt";
   std::filesystem::remove(path);
-  ShuffledLoader train_data{gan_data(3, 8, 3.0, 31), {}};  // 3 batches, step_ratio 2: G's cadence crosses epochs
+  ShuffledLoader train_data{gan_data(3, 8, 3.0, 31),
+                            {}};  // 3 batches, step_ratio 2: G's cadence crosses epochs
   auto val_data = gan_data(1, 32, 3.0, 32);
   const gan_criteria criteria{d_bce, g_bce};
 
@@ -490,7 +516,8 @@ TEST_CASE("the GAN runner trains through the Trainer and resumes exactly", "[gan
   REQUIRE(std::filesystem::exists(path));
   {
     checkpoint_reader in(path);
-    for (const char* section : {"generator", "discriminator", "d_optimizer", "g_optimizer", "training_runner"})
+    for (const char* section :
+         {"generator", "discriminator", "d_optimizer", "g_optimizer", "training_runner"})
       CHECK(in.contains(section));
     CHECK_FALSE(in.contains("model"));
     CHECK_FALSE(in.contains("optimizer"));
@@ -519,7 +546,8 @@ TEST_CASE("the GAN runner trains through the Trainer and resumes exactly", "[gan
   std::filesystem::remove(path);
 }
 
-TEST_CASE("a GAN checkpoint without the optimisers keeps both as they are", "[gan][trainer][checkpoint]") {
+TEST_CASE("a GAN checkpoint without the optimisers keeps both as they are",
+          "[gan][trainer][checkpoint]") {
   tfx::temp_dir scratch;
   auto path = scratch.path / "hookforge-test-gan-no-opt.ckpt";
   auto data = gan_data(2, 8);
@@ -546,16 +574,19 @@ struct R1Penalty {
   double weight;
   bool autocast_seen = false;
   void add(GANContext& ctx) {
-    autocast_seen = torch::mm(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type() == torch::kBFloat16;
+    autocast_seen =
+        torch::mm(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type() == torch::kBFloat16;
     ctx.d_extra_losses["r1"] = penalty(d, ctx.entry.at("target"), weight);
   }
   static torch::Tensor penalty(QuadDiscriminator& d, const torch::Tensor& target, double weight) {
     auto real = target.detach().requires_grad_(true);
     auto score = d->forward(Entry{{"input", real}});
-    auto grad = torch::autograd::grad({score.sum()}, {real}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    auto grad = torch::autograd::grad({score.sum()}, {real}, {}, /*retain_graph=*/true,
+                                      /*create_graph=*/true)[0];
     return 0.5 * weight * grad.pow(2).sum(1).mean();
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_d_forward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_d_forward));
 };
 
 /// D's gradients at the first on_post_d_backward.
@@ -565,15 +596,16 @@ struct DGradCopy {
     if (!grads.empty()) return;
     for (auto& p : ctx.d_parameters()) grads.push_back(p.grad().clone());
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(copy, pts::on_post_d_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(copy, pts::on_post_d_backward));
 };
 }  // namespace
 
 TEST_CASE("an R1 penalty added at on_post_d_forward trains under mixed precision", "[gan][amp]") {
   Gan gan(0.0);  // lr 0: the gradients are compared on fixed weights
   auto data = gan_data(2, 8);
-  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{.mixed_precision = true}, R1Penalty{gan.d, 10.0},
-                           DGradCopy{});
+  GANTrainingRunner runner(gan.d_opt, gan.g_opt, gan_options{.mixed_precision = true},
+                           R1Penalty{gan.d, 10.0}, DGradCopy{});
   auto r = runner.run_epoch(gan.g, gan.d, data, 0, d_bce, g_bce);
   CHECK(runner.hooks().get<0>().autocast_seen);
   CHECK(std::isfinite(r.scores.at("d.r1")));

@@ -8,7 +8,8 @@
 #include <memory>
 #include <vector>
 
-// torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the reverse.
+// torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the
+// reverse.
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
@@ -207,7 +208,8 @@ TEST_CASE("update(new_scale) sets the scale", "[scaler]") {
 }
 
 TEST_CASE("a disabled GradScaler passes everything through", "[scaler]") {
-  GradScaler scaler({.growth_factor = 0.5, .enabled = false});  // settings are not checked when disabled
+  GradScaler scaler(
+      {.growth_factor = 0.5, .enabled = false});  // settings are not checked when disabled
   CHECK_FALSE(scaler.is_enabled());
   model m;
   const auto loss = m.loss();
@@ -281,15 +283,19 @@ TEST_CASE("GradScaler state round-trips exactly", "[scaler]") {
 }
 
 TEST_CASE("the fused AMP kernels run on CPU exactly where LibTorch has them", "[scaler]") {
-  CHECK(hookforge::detail::amp::fused_unscale_runs_on(torch::kCPU) == hookforge::compat::has_cpu_fused_amp);
-  CHECK(hookforge::detail::amp::fused_update_runs_on(torch::kCPU) == hookforge::compat::has_cpu_fused_amp);
+  CHECK(hookforge::detail::amp::fused_unscale_runs_on(torch::kCPU) ==
+        hookforge::compat::has_cpu_fused_amp);
+  CHECK(hookforge::detail::amp::fused_update_runs_on(torch::kCPU) ==
+        hookforge::compat::has_cpu_fused_amp);
 }
 
 TEST_CASE("the fallback of the fused AMP kernels matches them on CPU", "[scaler]") {
   if (!hookforge::compat::has_cpu_fused_amp)
-    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has no CPU kernels of the fused AMP ops to compare the fallback with");
+    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION
+                   " has no CPU kernels of the fused AMP ops to compare the fallback with");
   // Both paths on the same inputs must agree bit for bit.
-  auto grads = std::vector<torch::Tensor>{torch::tensor({1.5f, -2.0f, 1e30f}), torch::tensor({0.25, 8.0})};
+  auto grads =
+      std::vector<torch::Tensor>{torch::tensor({1.5f, -2.0f, 1e30f}), torch::tensor({0.25, 8.0})};
   auto fused_grads = std::vector<torch::Tensor>{grads[0].clone(), grads[1].clone()};
   const auto inv_scale = torch::tensor(1.0f / 3.0f).reshape({});
   auto found = torch::zeros({});
@@ -324,7 +330,8 @@ TEST_CASE("CUDA: GradScaler on CUDA matches GradScaler on CPU", "[scaler][cuda]"
   const auto run = [](torch::Device device) {
     GradScaler scaler(
         {.init_scale = 1024.0, .growth_factor = 1.7, .backoff_factor = 0.3, .growth_interval = 2});
-    auto w = torch::tensor({0.5f, -1.25f, 3.0f}, torch::TensorOptions().device(device)).requires_grad_();
+    auto w =
+        torch::tensor({0.5f, -1.25f, 3.0f}, torch::TensorOptions().device(device)).requires_grad_();
     torch::optim::SGD optimizer({w}, torch::optim::SGDOptions(0.1));
     std::vector<double> scales;
     for (float planted : {0.0f, 0.0f, inf, 0.0f, 0.0f, 0.0f}) {
@@ -392,7 +399,9 @@ struct twin_runs {
   }
 };
 
-bool cpu_has_fused_adam() { return hookforge::compat::has_kernel("aten::_fused_adam_", torch::kCPU); }
+bool cpu_has_fused_adam() {
+  return hookforge::compat::has_kernel("aten::_fused_adam_", torch::kCPU);
+}
 
 }  // namespace
 
@@ -408,7 +417,8 @@ TEST_CASE("FusedAdam and FusedAdamW follow LibTorch's Adam and AdamW to 1e-6 ove
       if (i % 25 == 24) runs.set_lr(runs.reference.param_groups()[0].options().get_lr() * 0.5);
     }
     CHECK(runs.distance() < 1e-6);
-    CHECK(runs.distance() < (runs.w0 - runs.w_ref).abs().max().template item<double>() / 100);  // it moved
+    CHECK(runs.distance() <
+          (runs.w0 - runs.w_ref).abs().max().template item<double>() / 100);  // it moved
   };
   using torch::optim::AdamOptions;
   using torch::optim::AdamWOptions;
@@ -462,7 +472,8 @@ TEST_CASE("under a GradScaler, FusedAdam skips an inf step on the device, as Ada
   CHECK(runs.scaler_fused.get_scale() == runs.scaler_ref.get_scale());
 }
 
-TEST_CASE("FusedAdam's state saves and loads: the loaded one goes on bit for bit", "[scaler][fused]") {
+TEST_CASE("FusedAdam's state saves and loads: the loaded one goes on bit for bit",
+          "[scaler][fused]") {
   if (!cpu_has_fused_adam())
     HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has no CPU kernel of _fused_adam_ (CPU from 2.4)");
   torch::manual_seed(2);
@@ -500,7 +511,8 @@ TEST_CASE("FusedAdam's state saves and loads: the loaded one goes on bit for bit
 TEST_CASE("FusedAdam where LibTorch has no fused kernel for the device is a clear error",
           "[scaler][fused]") {
   if (cpu_has_fused_adam())
-    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION " has a CPU kernel of _fused_adam_: nothing to refuse");
+    HOOKFORGE_SKIP("LibTorch " TORCH_VERSION
+                   " has a CPU kernel of _fused_adam_: nothing to refuse");
   auto w = torch::ones({3}).requires_grad_();
   hookforge::FusedAdam adam({w});
   (w * w).sum().backward();

@@ -26,7 +26,8 @@ struct BatchTally {
   hookforge::state_map state_dict() const { return {{"batches", batches}}; }
   void load_state_dict(const hookforge::state_map& s) { batches = s.at("batches").toInt(); }
   static constexpr std::string_view state_key = "tally";
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_post_step));
 };
 
 /// A trainer-level stateful hook: the sum of training losses seen.
@@ -35,20 +36,23 @@ struct LossSum {
   void add(TrainerContext& ctx) { sum += ctx.train_scores.at("loss"); }
   hookforge::state_map state_dict() const { return {{"sum", sum}}; }
   void load_state_dict(const hookforge::state_map& s) { sum = s.at("sum").toDouble(); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_trainer_epoch_finished));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_trainer_epoch_finished));
 };
 
 /// Counts its calls; wrapped in an every(2) filter, so its filter has counts too.
 struct Calls {
   std::int64_t* calls;
   void call(TrainingContext&) { ++*calls; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(call, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(call, pts::on_post_step));
 };
 
 using Runner = TrainingEpochRunner<StepCounter, filtered_hook<Calls>, runtime_hooks>;
 
 Runner make_runner(torch::optim::Optimizer& optimizer, std::int64_t* calls) {
-  Runner runner(optimizer, {}, StepCounter{}, hookforge::when(Calls{calls}, hookforge::every(2)), runtime_hooks{});
+  Runner runner(optimizer, {}, StepCounter{}, hookforge::when(Calls{calls}, hookforge::every(2)),
+                runtime_hooks{});
   runner.hooks().attach(any_hook<TrainingContext>(BatchTally{}));
   return runner;
 }
@@ -72,7 +76,8 @@ TEST_CASE("a runner without a trainer is checkpointed by save_component / load_c
     checkpoint_reader in(path);
     CHECK(in.contains("training_runner"));
     CHECK(in.contains("hooks.training_runner." + std::string(state_key_of<StepCounter>())));
-    CHECK(in.contains("events.training_runner." + std::string(state_key_of<filtered_hook<Calls>>())));
+    CHECK(
+        in.contains("events.training_runner." + std::string(state_key_of<filtered_hook<Calls>>())));
     CHECK(in.contains("hooks.training_runner.tally"));
   }
 
@@ -94,7 +99,8 @@ TEST_CASE("a runner without a trainer is checkpointed by save_component / load_c
   std::filesystem::remove(path);
 }
 
-TEST_CASE("load_component reads every section before it changes anything", "[persistence][checkpoint]") {
+TEST_CASE("load_component reads every section before it changes anything",
+          "[persistence][checkpoint]") {
   auto path = temp_file("partial");
   auto data = regression_data(2, 4);
   std::int64_t calls = 0;
@@ -104,7 +110,8 @@ TEST_CASE("load_component reads every section before it changes anything", "[per
   auto runner = make_runner(sgd, &calls);
   runner.run_epoch(model, data, 0, mse);
 
-  TrainingEpochRunner<StepCounter> other(sgd, {}, StepCounter{});  // saves no tally, no filter counts
+  TrainingEpochRunner<StepCounter> other(sgd, {},
+                                         StepCounter{});  // saves no tally, no filter counts
   other.run_epoch(model, regression_data(5, 4), 0, mse);
   checkpoint_writer out;
   save_component(out, "training_runner", other);
@@ -126,12 +133,18 @@ struct TrainerState {
 };
 
 template <class T>
-TrainerState state_of(Regressor& model, torch::optim::SGD& sgd, T& trainer, TrainingEpochRunner<StepCounter>& train) {
-  TrainerState s{snapshot(*model), {}, trainer.completed_epochs(), train.global_step(),
-                 train.hooks().template get<0>().steps, trainer.hooks().template get<0>().sum};
+TrainerState state_of(Regressor& model, torch::optim::SGD& sgd, T& trainer,
+                      TrainingEpochRunner<StepCounter>& train) {
+  TrainerState s{snapshot(*model),
+                 {},
+                 trainer.completed_epochs(),
+                 train.global_step(),
+                 train.hooks().template get<0>().steps,
+                 trainer.hooks().template get<0>().sum};
   for (auto& p : model->parameters()) {
     auto& state = sgd.state().at(hookforge::compat::optimizer_state_key(p));
-    s.momenta.push_back(static_cast<torch::optim::SGDParamState&>(*state).momentum_buffer().clone());
+    s.momenta.push_back(
+        static_cast<torch::optim::SGDParamState&>(*state).momentum_buffer().clone());
   }
   return s;
 }
@@ -147,7 +160,8 @@ void check_same(const TrainerState& a, const TrainerState& b) {
 
 }  // namespace
 
-TEST_CASE("a failed load_checkpoint leaves the trainer as it was", "[trainer][checkpoint][persistence]") {
+TEST_CASE("a failed load_checkpoint leaves the trainer as it was",
+          "[trainer][checkpoint][persistence]") {
   auto path = temp_file("failed");
   auto data = regression_data(3, 4);
 
@@ -156,7 +170,8 @@ TEST_CASE("a failed load_checkpoint leaves the trainer as it was", "[trainer][ch
   torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
   StepLR scheduler(sgd, 1, 0.5);
   TrainingEpochRunner train(sgd, {}, StepCounter{});
-  Trainer trainer(model, train, no_validation{}, trainer_options{.epochs = 2, .scheduler = &scheduler}, LossSum{});
+  Trainer trainer(model, train, no_validation{},
+                  trainer_options{.epochs = 2, .scheduler = &scheduler}, LossSum{});
   trainer.fit(data, mse);
   const auto before = state_of(model, sgd, trainer, train);
   const double lr = sgd.param_groups()[0].options().get_lr();
@@ -173,7 +188,8 @@ TEST_CASE("a failed load_checkpoint leaves the trainer as it was", "[trainer][ch
     other_trainer.save_checkpoint(path);
 
     CHECK_THROWS_WITH(trainer.load_checkpoint(path), Catch::Contains(path.string()) &&
-                                                         Catch::Contains("'optimizer'") && Catch::Contains("Adam"));
+                                                         Catch::Contains("'optimizer'") &&
+                                                         Catch::Contains("Adam"));
   }
   SECTION("a checkpoint missing a hook section") {
     torch::manual_seed(2);
@@ -219,7 +235,8 @@ TEST_CASE("a trainer section without completed_epochs names the file and the sec
   std::filesystem::remove(path);
 }
 
-TEST_CASE("fit takes temporaries: no_validation{}, inline lambda criteria, loaders", "[trainer][fit]") {
+TEST_CASE("fit takes temporaries: no_validation{}, inline lambda criteria, loaders",
+          "[trainer][fit]") {
   torch::manual_seed(1);
   Regressor model;
   torch::optim::SGD sgd(model->parameters(), 0.1);
@@ -249,7 +266,8 @@ TEST_CASE("fit_result keeps every epoch's history", "[trainer][fit]") {
   StepLR scheduler(sgd, 1, 0.5);
   TrainingEpochRunner train(sgd, {});
   ValidationEpochRunner val(inference_options{});
-  Trainer trainer(model, train, val, trainer_options{.epochs = 3, .val_interval = 2, .scheduler = &scheduler});
+  Trainer trainer(model, train, val,
+                  trainer_options{.epochs = 3, .val_interval = 2, .scheduler = &scheduler});
   auto result = trainer.fit(data, data, mse);
 
   REQUIRE(result.history.size() == 3);

@@ -14,18 +14,21 @@ namespace {
 // --- hooks that act on the loop -------------------------------------------------------------
 struct SkipEveryBatch {
   void veto(TrainingContext& ctx) { ctx.skip_batch = true; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_pre_step));
 };
 struct VetoUpdates {
   void veto(TrainingContext& ctx) { ctx.skip_optimizer_step = true; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_backward));
 };
 struct HalveGradients {
   void halve(TrainingContext& ctx) {
     torch::NoGradGuard g;
     for (auto& p : ctx.parameters()) p.grad().mul_(0.5);
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(halve, pts::on_post_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(halve, pts::on_post_backward));
 };
 /// Adds weight_decay * |w|^2 as an extra loss.
 struct L2Penalty {
@@ -35,7 +38,8 @@ struct L2Penalty {
     for (auto& p : ctx.parameters()) sum = sum + p.pow(2).sum();
     ctx.extra_losses["l2"] = weight * sum;
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_forward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_forward));
 };
 struct StopAfterEpoch {
   std::int64_t at;
@@ -49,10 +53,11 @@ struct StopAfterEpoch {
 struct CounterProbe {
   std::vector<std::vector<std::int64_t>>* rows;
   void see(TrainingContext& ctx) {
-    rows->push_back({ctx.epoch, ctx.batch_idx, ctx.global_step, ctx.completed_epochs, ctx.total_epochs,
-                     ctx.num_batches});
+    rows->push_back({ctx.epoch, ctx.batch_idx, ctx.global_step, ctx.completed_epochs,
+                     ctx.total_epochs, ctx.num_batches});
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_post_step));
 };
 /// Records the module's training flag and grad mode during inference.
 struct ModeProbe {
@@ -61,21 +66,23 @@ struct ModeProbe {
     seen->push_back(ctx.model->is_training());
     seen->push_back(torch::GradMode::is_enabled());
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_step));
 };
 /// Records the dtype of the model's output (autocast's doing).
 struct OutputDtype {
   std::vector<c10::ScalarType>* seen;
   void look(TrainingContext& ctx) { seen->push_back(ctx.entry.at("output").scalar_type()); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_forward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_post_forward));
 };
 /// Captures a grad after backward.
 struct GradProbe {
   torch::Tensor* out;
   void grab(TrainingContext& ctx) { *out = ctx.parameters()[0].grad().clone(); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(grab, pts::on_post_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(grab, pts::on_post_backward));
 };
-
 
 }  // namespace
 
@@ -143,7 +150,8 @@ TEST_CASE("gradient accumulation 4 x 8 equals one step on 32", "[runners][accumu
   Regressor b;
   torch::optim::SGD sa(a->parameters(), 0.1), sb(b->parameters(), 0.1);
   TrainingEpochRunner one(sa, {});
-  TrainingEpochRunner accumulated(sb, training_options{.gradient_accumulation_steps = 4}, StepCounter{});
+  TrainingEpochRunner accumulated(sb, training_options{.gradient_accumulation_steps = 4},
+                                  StepCounter{});
   one.run_epoch(a, big, 0, criterion);
   accumulated.run_epoch(b, small, 0, criterion);
   CHECK(accumulated.hooks().get<0>().steps == 1);
@@ -198,7 +206,8 @@ TEST_CASE("hooks steer the loop", "[runners][steer]") {
     torch::manual_seed(1);
     Regressor b;
     torch::Tensor ga, gb;
-    torch::optim::SGD oa(a->parameters(), 0.0), ob(b->parameters(), 0.0);  // lr 0: compare first grads
+    torch::optim::SGD oa(a->parameters(), 0.0),
+        ob(b->parameters(), 0.0);  // lr 0: compare first grads
     TrainingEpochRunner with(oa, {}, L2Penalty{0.5}, GradProbe{&ga});
     TrainingEpochRunner without(ob, {}, GradProbe{&gb});
     std::vector<Entry> one{data[0]};
@@ -234,8 +243,9 @@ TEST_CASE("counters are explicit", "[runners][counters]") {
   auto criterion = mse;
   trainer.fit(data, criterion);
   //                                       epoch batch global completed total num_batches
-  std::vector<std::vector<std::int64_t>> expected{{0, 0, 0, 0, 2, 3}, {0, 1, 1, 0, 2, 3}, {0, 2, 2, 0, 2, 3},
-                                                    {1, 0, 3, 1, 2, 3}, {1, 1, 4, 1, 2, 3}, {1, 2, 5, 1, 2, 3}};
+  std::vector<std::vector<std::int64_t>> expected{{0, 0, 0, 0, 2, 3}, {0, 1, 1, 0, 2, 3},
+                                                  {0, 2, 2, 0, 2, 3}, {1, 0, 3, 1, 2, 3},
+                                                  {1, 1, 4, 1, 2, 3}, {1, 2, 5, 1, 2, 3}};
   CHECK(rows == expected);
 }
 
@@ -248,7 +258,8 @@ struct EpochSummary {
 };
 }  // namespace
 
-TEST_CASE("runtime hooks on a training runner: bound by name, merged with static ones", "[runners][runtime]") {
+TEST_CASE("runtime hooks on a training runner: bound by name, merged with static ones",
+          "[runners][runtime]") {
   std::vector<std::string> log;
   torch::manual_seed(1);
   Regressor m;
@@ -261,11 +272,13 @@ TEST_CASE("runtime hooks on a training runner: bound by name, merged with static
   capture_warnings warnings;
   runner.hooks().attach(any_hook<TrainingContext>(EpochSummary{}));
   REQUIRE(warnings.messages.size() == 1);
-  CHECK(warnings.messages[0] ==
-        "Hook EpochSummary declares handler method(s) (['write']) but TrainingEpochRunner exposes no "
-        "matching HookPoint. Was this hook attached to the wrong target?");
-  CHECK_THROWS_AS(runner.hooks().attach(any_hook<TrainingContext>(EpochSummary{}), {.strict = true}),
-                  binding_error);
+  CHECK(
+      warnings.messages[0] ==
+      "Hook EpochSummary declares handler method(s) (['write']) but TrainingEpochRunner exposes no "
+      "matching HookPoint. Was this hook attached to the wrong target?");
+  CHECK_THROWS_AS(
+      runner.hooks().attach(any_hook<TrainingContext>(EpochSummary{}), {.strict = true}),
+      binding_error);
 
   auto data = regression_data(2, 4);
   auto criterion = mse;
@@ -276,7 +289,8 @@ TEST_CASE("runtime hooks on a training runner: bound by name, merged with static
   CHECK(runner.hooks().format_table().find("StepCounter::count   [runtime]") != std::string::npos);
 }
 
-TEST_CASE("inference runners: eval mode, no gradients, criterion optional", "[runners][inference]") {
+TEST_CASE("inference runners: eval mode, no gradients, criterion optional",
+          "[runners][inference]") {
   std::vector<bool> seen;
   torch::manual_seed(1);
   Regressor m;
@@ -314,7 +328,8 @@ TEST_CASE("score_accumulator: sample-weighted means, folded in chunks", "[runner
   CHECK(acc.means() == means);  // reading does not change the accumulator
 }
 
-TEST_CASE("mixed precision on CPU: bfloat16 autocast, no loss scaling, still learns", "[runners][amp]") {
+TEST_CASE("mixed precision on CPU: bfloat16 autocast, no loss scaling, still learns",
+          "[runners][amp]") {
   std::vector<c10::ScalarType> seen;
   torch::manual_seed(2);
   Regressor m;
@@ -325,7 +340,8 @@ TEST_CASE("mixed precision on CPU: bfloat16 autocast, no loss scaling, still lea
   auto criterion = mse;
   double first = runner.run_epoch(m, data, 0, criterion).scores.at("loss");
   double last = first;
-  for (int epoch = 1; epoch < 15; ++epoch) last = runner.run_epoch(m, data, epoch, criterion).scores.at("loss");
+  for (int epoch = 1; epoch < 15; ++epoch)
+    last = runner.run_epoch(m, data, epoch, criterion).scores.at("loss");
   REQUIRE_FALSE(seen.empty());
   CHECK(seen.front() == torch::kBFloat16);
   CHECK(m->linear->weight.scalar_type() == torch::kFloat);  // parameters stay float32

@@ -5,7 +5,8 @@
 #include <memory>
 #include <vector>
 
-// torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the reverse.
+// torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the
+// reverse.
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
@@ -26,7 +27,8 @@ std::unique_ptr<torch::optim::SGD> make_sgd(const std::vector<double>& lrs) {
     groups.emplace_back(std::vector<torch::Tensor>{torch::zeros({2}, torch::requires_grad())},
                         std::make_unique<torch::optim::SGDOptions>(lr));
   }
-  return std::make_unique<torch::optim::SGD>(std::move(groups), torch::optim::SGDOptions(lrs.front()));
+  return std::make_unique<torch::optim::SGD>(std::move(groups),
+                                             torch::optim::SGDOptions(lrs.front()));
 }
 
 std::vector<double> group_lrs(const torch::optim::Optimizer& optimizer) {
@@ -37,8 +39,8 @@ std::vector<double> group_lrs(const torch::optim::Optimizer& optimizer) {
 
 /// The lr of param group `group` at epochs 0 (after construction) .. epochs-1;
 /// checks on the way that last_lr() is what the optimizer holds.
-std::vector<double> lr_sequence(lr_scheduler& scheduler, const torch::optim::Optimizer& optimizer, int epochs,
-                                std::size_t group = 0) {
+std::vector<double> lr_sequence(lr_scheduler& scheduler, const torch::optim::Optimizer& optimizer,
+                                int epochs, std::size_t group = 0) {
   std::vector<double> lrs;
   for (int epoch = 0; epoch < epochs; ++epoch) {
     if (epoch > 0) scheduler.step();
@@ -154,15 +156,17 @@ TEST_CASE("ExponentialLR multiplies by gamma every epoch", "[sched]") {
   auto optimizer = make_sgd({2.0});
   hookforge::ExponentialLR scheduler(*optimizer, 0.5);
   // lr = 2 * 0.5^epoch
-  CHECK(lr_sequence(scheduler, *optimizer, 10) ==
-        std::vector<double>{2.0, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625});
+  CHECK(lr_sequence(scheduler, *optimizer, 10) == std::vector<double>{2.0, 1.0, 0.5, 0.25, 0.125,
+                                                                      0.0625, 0.03125, 0.015625,
+                                                                      0.0078125, 0.00390625});
 
   auto optimizer2 = make_sgd({1.0});
   hookforge::ExponentialLR scheduler2(*optimizer2, 0.9);
   const auto lrs = lr_sequence(scheduler2, *optimizer2, 5);
   // lr = 0.9^epoch
   const std::vector<double> expected{1.0, 0.9, 0.81, 0.729, 0.6561};
-  for (std::size_t i = 0; i < expected.size(); ++i) CHECK(lrs[i] == Approx(expected[i]).epsilon(1e-15));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    CHECK(lrs[i] == Approx(expected[i]).epsilon(1e-15));
 }
 
 TEST_CASE("CosineAnnealingLR follows Python's closed form", "[sched]") {
@@ -194,7 +198,8 @@ TEST_CASE("CosineAnnealingLR follows Python's closed form", "[sched]") {
 
 TEST_CASE("LinearLR warms up linearly over total_iters, then holds", "[sched]") {
   auto optimizer = make_sgd({1.0});
-  hookforge::LinearLR scheduler(*optimizer, /*start_factor=*/0.25, /*end_factor=*/1.0, /*total_iters=*/4);
+  hookforge::LinearLR scheduler(*optimizer, /*start_factor=*/0.25, /*end_factor=*/1.0,
+                                /*total_iters=*/4);
   // lr = 0.25 + 0.75 * min(epoch, 4) / 4
   CHECK(lr_sequence(scheduler, *optimizer, 10) ==
         std::vector<double>{0.25, 0.4375, 0.625, 0.8125, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0});
@@ -228,12 +233,14 @@ TEST_CASE("schedulers reject settings Python rejects", "[sched]") {
   CHECK_THROWS_AS(hookforge::LinearLR(*optimizer, 0.5, 1.5), std::invalid_argument);
   CHECK_THROWS_AS(hookforge::ConstantLR(*optimizer, 1.5), std::invalid_argument);
   CHECK_THROWS_AS(hookforge::ReduceLROnPlateau(*optimizer, {.factor = 1.0}), std::invalid_argument);
-  CHECK_THROWS_AS(hookforge::ReduceLROnPlateau(*optimizer, {.min_lrs = {0.1, 0.2}}), std::invalid_argument);
+  CHECK_THROWS_AS(hookforge::ReduceLROnPlateau(*optimizer, {.min_lrs = {0.1, 0.2}}),
+                  std::invalid_argument);
 }
 
 TEST_CASE("ReduceLROnPlateau reduces after patience bad epochs", "[sched]") {
   auto optimizer = make_sgd({1.0});
-  hookforge::ReduceLROnPlateau scheduler(*optimizer, {.factor = 0.5, .patience = 2, .threshold = 0.0});
+  hookforge::ReduceLROnPlateau scheduler(*optimizer,
+                                         {.factor = 0.5, .patience = 2, .threshold = 0.0});
   CHECK(scheduler.wants_metric());
   CHECK(scheduler.last_epoch() == 0);
   CHECK(scheduler.best() == std::numeric_limits<double>::infinity());
@@ -249,8 +256,8 @@ TEST_CASE("ReduceLROnPlateau reduces after patience bad epochs", "[sched]") {
 
 TEST_CASE("ReduceLROnPlateau ignores bad epochs during cooldown", "[sched]") {
   auto optimizer = make_sgd({1.0});
-  hookforge::ReduceLROnPlateau scheduler(*optimizer,
-                                         {.factor = 0.5, .patience = 0, .threshold = 0.0, .cooldown = 2});
+  hookforge::ReduceLROnPlateau scheduler(
+      *optimizer, {.factor = 0.5, .patience = 0, .threshold = 0.0, .cooldown = 2});
   // 1: best. 2: bad -> 0.5, cooldown 2. 2: cooldown 1. 2: cooldown 0.
   // 2: bad -> 0.25, cooldown 2. 2: cooldown 1.
   const auto lrs = plateau_sequence(scheduler, {1, 2, 2, 2, 2, 2});
@@ -261,20 +268,25 @@ TEST_CASE("ReduceLROnPlateau ignores bad epochs during cooldown", "[sched]") {
 
 TEST_CASE("ReduceLROnPlateau stops at min_lr and skips reductions below eps", "[sched]") {
   auto optimizer = make_sgd({1.0});
-  hookforge::ReduceLROnPlateau scheduler(*optimizer, {.factor = 0.1, .patience = 0, .min_lr = 0.05});
+  hookforge::ReduceLROnPlateau scheduler(*optimizer,
+                                         {.factor = 0.1, .patience = 0, .min_lr = 0.05});
   // 1: best. then lr = max(lr * 0.1, 0.05): 0.1, 0.05, 0.05.
-  CHECK(first_group(plateau_sequence(scheduler, {1, 1, 1, 1})) == std::vector<double>{1.0, 0.1, 0.05, 0.05});
+  CHECK(first_group(plateau_sequence(scheduler, {1, 1, 1, 1})) ==
+        std::vector<double>{1.0, 0.1, 0.05, 0.05});
 
   auto tiny = make_sgd({1e-8});
   hookforge::ReduceLROnPlateau tiny_scheduler(*tiny, {.factor = 0.5, .patience = 0, .eps = 1e-8});
   // 1e-8 - 5e-9 is not > eps = 1e-8: the lr stays.
-  CHECK(first_group(plateau_sequence(tiny_scheduler, {1, 1, 1})) == std::vector<double>{1e-8, 1e-8, 1e-8});
+  CHECK(first_group(plateau_sequence(tiny_scheduler, {1, 1, 1})) ==
+        std::vector<double>{1e-8, 1e-8, 1e-8});
 
   auto two = make_sgd({1.0, 0.5});
-  hookforge::ReduceLROnPlateau per_group(*two, {.factor = 0.1, .patience = 0, .min_lrs = {0.5, 0.0}});
+  hookforge::ReduceLROnPlateau per_group(*two,
+                                         {.factor = 0.1, .patience = 0, .min_lrs = {0.5, 0.0}});
   // group 0: max(1 * 0.1, 0.5) = 0.5, then stays; group 1: 0.5 * 0.1, then * 0.1 again.
   const auto lrs = plateau_sequence(per_group, {1, 1, 1});
-  CHECK(lrs == std::vector<std::vector<double>>{{1.0, 0.5}, {0.5, 0.5 * 0.1}, {0.5, 0.5 * 0.1 * 0.1}});
+  CHECK(lrs ==
+        std::vector<std::vector<double>>{{1.0, 0.5}, {0.5, 0.5 * 0.1}, {0.5, 0.5 * 0.1 * 0.1}});
 }
 
 TEST_CASE("ReduceLROnPlateau's thresholds: max mode, abs and rel", "[sched]") {
@@ -291,9 +303,11 @@ TEST_CASE("ReduceLROnPlateau's thresholds: max mode, abs and rel", "[sched]") {
   CHECK(max_abs.best() == 2.0);
 
   auto optimizer2 = make_sgd({1.0});
-  hookforge::ReduceLROnPlateau min_rel(*optimizer2, {.factor = 0.5, .patience = 0, .threshold = 0.1});
+  hookforge::ReduceLROnPlateau min_rel(*optimizer2,
+                                       {.factor = 0.5, .patience = 0, .threshold = 0.1});
   // better means < best * (1 - 0.1). 1: best. 0.95: bad -> 0.5. 0.85: best.
-  CHECK(first_group(plateau_sequence(min_rel, {1.0, 0.95, 0.85})) == std::vector<double>{1.0, 0.5, 0.5});
+  CHECK(first_group(plateau_sequence(min_rel, {1.0, 0.95, 0.85})) ==
+        std::vector<double>{1.0, 0.5, 0.5});
   CHECK(min_rel.best() == 0.85);
 }
 
@@ -336,29 +350,34 @@ TEST_CASE("every scheduler resumes exactly from its state_dict", "[sched]") {
 
   SECTION("StepLR") {
     check_resume(wrap([](auto& o) { return std::make_unique<hookforge::StepLR>(o, 2, 0.3); }),
-                 wrap([](auto& o) { return std::make_unique<hookforge::StepLR>(o, 7, 0.9); }), ignored);
+                 wrap([](auto& o) { return std::make_unique<hookforge::StepLR>(o, 7, 0.9); }),
+                 ignored);
   }
   SECTION("MultiStepLR") {
-    check_resume(wrap([](auto& o) {
-                   return std::make_unique<hookforge::MultiStepLR>(o, std::vector<std::int64_t>{2, 5}, 0.3);
-                 }),
-                 wrap([](auto& o) {
-                   return std::make_unique<hookforge::MultiStepLR>(o, std::vector<std::int64_t>{1}, 0.9);
-                 }),
-                 ignored);
+    check_resume(
+        wrap([](auto& o) {
+          return std::make_unique<hookforge::MultiStepLR>(o, std::vector<std::int64_t>{2, 5}, 0.3);
+        }),
+        wrap([](auto& o) {
+          return std::make_unique<hookforge::MultiStepLR>(o, std::vector<std::int64_t>{1}, 0.9);
+        }),
+        ignored);
   }
   SECTION("ExponentialLR") {
     check_resume(wrap([](auto& o) { return std::make_unique<hookforge::ExponentialLR>(o, 0.9); }),
-                 wrap([](auto& o) { return std::make_unique<hookforge::ExponentialLR>(o, 0.5); }), ignored);
-  }
-  SECTION("CosineAnnealingLR") {
-    check_resume(wrap([](auto& o) { return std::make_unique<hookforge::CosineAnnealingLR>(o, 7, 0.01); }),
-                 wrap([](auto& o) { return std::make_unique<hookforge::CosineAnnealingLR>(o, 100); }),
+                 wrap([](auto& o) { return std::make_unique<hookforge::ExponentialLR>(o, 0.5); }),
                  ignored);
   }
+  SECTION("CosineAnnealingLR") {
+    check_resume(
+        wrap([](auto& o) { return std::make_unique<hookforge::CosineAnnealingLR>(o, 7, 0.01); }),
+        wrap([](auto& o) { return std::make_unique<hookforge::CosineAnnealingLR>(o, 100); }),
+        ignored);
+  }
   SECTION("LinearLR") {
-    check_resume(wrap([](auto& o) { return std::make_unique<hookforge::LinearLR>(o, 0.1, 0.9, 6); }),
-                 wrap([](auto& o) { return std::make_unique<hookforge::LinearLR>(o); }), ignored);
+    check_resume(
+        wrap([](auto& o) { return std::make_unique<hookforge::LinearLR>(o, 0.1, 0.9, 6); }),
+        wrap([](auto& o) { return std::make_unique<hookforge::LinearLR>(o); }), ignored);
   }
   SECTION("ConstantLR") {
     check_resume(wrap([](auto& o) { return std::make_unique<hookforge::ConstantLR>(o, 0.3, 5); }),
@@ -367,12 +386,15 @@ TEST_CASE("every scheduler resumes exactly from its state_dict", "[sched]") {
   SECTION("ReduceLROnPlateau") {
     // patience 1, cooldown 1: reductions at epochs 4 and 8, one bad epoch pending at the save.
     const std::vector<double> metrics{5, 4, 4, 4, 4, 3, 3, 3, 3, 3};
-    check_resume(
-        wrap([](auto& o) {
-          return std::make_unique<hookforge::ReduceLROnPlateau>(
-              o, plateau_options{
-                     .factor = 0.5, .patience = 1, .threshold = 0.0, .cooldown = 1, .min_lrs = {0.0, 0.04}});
-        }),
-        wrap([](auto& o) { return std::make_unique<hookforge::ReduceLROnPlateau>(o); }), metrics);
+    check_resume(wrap([](auto& o) {
+                   return std::make_unique<hookforge::ReduceLROnPlateau>(
+                       o, plateau_options{.factor = 0.5,
+                                          .patience = 1,
+                                          .threshold = 0.0,
+                                          .cooldown = 1,
+                                          .min_lrs = {0.0, 0.04}});
+                 }),
+                 wrap([](auto& o) { return std::make_unique<hookforge::ReduceLROnPlateau>(o); }),
+                 metrics);
   }
 }

@@ -74,8 +74,12 @@ TEST_CASE("ProceduralImages: a sample is a function of (seed, index) only", "[sr
     CHECK(same_sample(serial[17], late));
 
     std::vector<Entry> a(data.size()), b(data.size());
-    std::thread t1([&] { for (std::size_t i = 0; i < a.size(); ++i) a[i] = data.get(i); });
-    std::thread t2([&] { for (std::size_t i = b.size(); i-- > 0;) b[i] = data.get(i); });
+    std::thread t1([&] {
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = data.get(i);
+    });
+    std::thread t2([&] {
+      for (std::size_t i = b.size(); i-- > 0;) b[i] = data.get(i);
+    });
     t1.join();
     t2.join();
     for (std::size_t i = 0; i < data.size(); ++i) {
@@ -88,16 +92,15 @@ TEST_CASE("ProceduralImages: a sample is a function of (seed, index) only", "[sr
       CHECK_FALSE(torch::equal(data.get(0).at("target"), data.get(i).at("target")));
     auto reseeded = options;
     reseeded.seed = 6;
-    CHECK_FALSE(torch::equal(data.get(3).at("target"), ProceduralImages(reseeded).get(3).at("target")));
+    CHECK_FALSE(
+        torch::equal(data.get(3).at("target"), ProceduralImages(reseeded).get(3).at("target")));
     // torch's global generator plays no part.
     torch::manual_seed(123);
     auto before = data.get(3).at("target");
     torch::rand({100});
     CHECK(torch::equal(before, data.get(3).at("target")));
   }
-  SECTION("past the end is std::out_of_range") {
-    CHECK_THROWS_AS(data.get(40), std::out_of_range);
-  }
+  SECTION("past the end is std::out_of_range") { CHECK_THROWS_AS(data.get(40), std::out_of_range); }
 }
 
 TEST_CASE("ProceduralImages: shapes, ranges, box-downscaled input, clamped bicubic", "[sr][data]") {
@@ -157,8 +160,9 @@ TEST_CASE("ESPCN: [N, C, H, W] -> [N, C, sH, sW], residual adds bicubic, options
     ESPCN colour(espcn_options{.scale = 3, .channels = 3, .features = 8, .input_field = "lr"});
     CHECK(colour->forward(Entry{{"lr", torch::rand({2, 3, 5, 5})}}).sizes() ==
           torch::IntArrayRef{2, 3, 15, 15});
-    CHECK(tfx::error_of<std::invalid_argument>([&] { colour->forward(torch::rand({2, 1, 5, 5})); }) ==
-          "ESPCN: input must be [N, 3, H, W], got shape [2, 1, 5, 5]");
+    CHECK(tfx::error_of<std::invalid_argument>([&] {
+            colour->forward(torch::rand({2, 1, 5, 5}));
+          }) == "ESPCN: input must be [N, 3, H, W], got shape [2, 1, 5, 5]");
   }
   SECTION("residual: the last convolution starts at zero, so the untrained model is bicubic") {
     auto input = torch::rand({2, 1, 8, 8});
@@ -190,7 +194,9 @@ TEST_CASE("L1Loss, MSELoss, CharbonnierLoss: the means written out", "[sr][losse
         Approx((std::sqrt(2.0) + 1 + std::sqrt(5.0) + std::sqrt(17.0)) / 4));
   const double eps = 1e-3;
   CHECK(value(CharbonnierLoss{}(e)) ==
-        Approx((std::sqrt(1 + eps * eps) + eps + std::sqrt(4 + eps * eps) + std::sqrt(16 + eps * eps)) / 4));
+        Approx((std::sqrt(1 + eps * eps) + eps + std::sqrt(4 + eps * eps) +
+                std::sqrt(16 + eps * eps)) /
+               4));
 
   SECTION("other fields; mismatched shapes and a bad eps are errors") {
     Entry renamed{{"sr", e.at("output")}, {"hr", e.at("target")}};
@@ -225,7 +231,8 @@ TEST_CASE("WeightedSum: weighted terms under their names, summed into the loss",
   CHECK(value(total_loss(terms)) == Approx(1.75 + 2.625));
 
   SECTION("each term is a score of the epoch, beside the total") {
-    std::vector<Entry> data{Entry{{"input", four_pixels().at("output")}, {"target", four_pixels().at("target")}}};
+    std::vector<Entry> data{
+        Entry{{"input", four_pixels().at("output")}, {"target", four_pixels().at("target")}}};
     auto identity = [](const Entry& b) { return b.at("input"); };
     ValidationEpochRunner val(inference_options{});
     auto scores = val.run_epoch(identity, data, 0, criterion).scores;
@@ -249,8 +256,7 @@ TEST_CASE("WeightedSum: weighted terms under their names, summed into the loss",
   }
 }
 
-TEST_CASE("ESPCN trained a few epochs on procedural images beats bicubic upscaling",
-          "[sr][slow]") {
+TEST_CASE("ESPCN trained a few epochs on procedural images beats bicubic upscaling", "[sr][slow]") {
   torch::manual_seed(0);
   ProceduralImages train_data({.count = 256, .size = 32, .scale = 2, .seed = 1});
   ProceduralImages val_data({.count = 64, .size = 32, .scale = 2, .seed = 2});

@@ -5,7 +5,8 @@
 #include <memory>
 #include <vector>
 
-// torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the reverse.
+// torch before catch: Catch's CHECK must replace glog's (LibTorch 1.13 defines one), not the
+// reverse.
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
@@ -19,7 +20,8 @@ using tfx::through_pickle;
 
 using hookforge::ValidationLossDidNotImprove;
 
-std::vector<bool> decisions(hookforge::stop_condition& condition, const std::vector<double>& losses) {
+std::vector<bool> decisions(hookforge::stop_condition& condition,
+                            const std::vector<double>& losses) {
   std::vector<bool> stops;
   for (double loss : losses) stops.push_back(condition.should_stop(loss));
   return stops;
@@ -36,7 +38,8 @@ TEST_CASE("NoCondition never stops", "[stop]") {
   condition->load_state_dict({});
 }
 
-TEST_CASE("ValidationLossDidNotImprove stops after patience validations without improvement", "[stop]") {
+TEST_CASE("ValidationLossDidNotImprove stops after patience validations without improvement",
+          "[stop]") {
   ValidationLossDidNotImprove condition(/*patience=*/2);
   // 1.0 best; 0.9 best; 0.95 bad 1; 0.8 best (count reset);
   // 0.85 bad 1; 0.81 bad 2 -> stop; 0.9 bad 3 -> stop.
@@ -60,7 +63,8 @@ TEST_CASE("ValidationLossDidNotImprove needs an improvement of more than min_del
   CHECK(decisions(exact, {1.0, 0.5}) == std::vector<bool>{false, true});
 }
 
-TEST_CASE("ValidationLossDidNotImprove with patience 0 stops at the first non-improvement", "[stop]") {
+TEST_CASE("ValidationLossDidNotImprove with patience 0 stops at the first non-improvement",
+          "[stop]") {
   ValidationLossDidNotImprove condition(0);
   CHECK(decisions(condition, {3, 2, 1, 1}) == std::vector<bool>{false, false, false, true});
 }

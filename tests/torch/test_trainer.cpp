@@ -36,7 +36,8 @@ struct LrLog {
 
 struct NoUpdates {
   void veto(TrainingContext& ctx) { ctx.skip_optimizer_step = true; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(veto, pts::on_post_backward));
 };
 
 /// Adds a value to the checkpoint and reads it back.
@@ -67,7 +68,8 @@ struct Look {
     seen->push_back(ctx);
     if (ctx.completed_epochs == 2) ctx.request_stop("enough");
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_trainer_epoch_finished));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(look, pts::on_trainer_epoch_finished));
 };
 
 /// Everything one run needs, built the same way each time.
@@ -78,7 +80,8 @@ struct Run {
   ValidationLossDidNotImprove stop{100};
   TrainingEpochRunner<StepCounter> train;
   ValidationEpochRunner<> val;
-  Trainer<Mlp, TrainingEpochRunner<StepCounter>, ValidationEpochRunner<>, ValLossSum, SaveAfter> trainer;
+  Trainer<Mlp, TrainingEpochRunner<StepCounter>, ValidationEpochRunner<>, ValLossSum, SaveAfter>
+      trainer;
 
   explicit Run(std::int64_t epochs, int seed, SaveAfter save = {})
       : model((torch::manual_seed(seed), Mlp())),
@@ -86,18 +89,21 @@ struct Run {
         scheduler(adam, 1, 0.9),
         train(adam, training_options{.gradient_accumulation_steps = 2}, StepCounter{}),
         val(inference_options{}),
-        trainer(model, train, val, trainer_options{.epochs = epochs, .scheduler = &scheduler, .stop = &stop},
+        trainer(model, train, val,
+                trainer_options{.epochs = epochs, .scheduler = &scheduler, .stop = &stop},
                 ValLossSum{}, std::move(save)) {}
 };
 
 void check_identical(Run& a, Run& b) {
   check_same_training(*a.model, a.adam, *b.model, b.adam);
   CHECK(a.scheduler.last_lr() == b.scheduler.last_lr());
-  CHECK(a.scheduler.state_dict().at("last_epoch").toInt() == b.scheduler.state_dict().at("last_epoch").toInt());
+  CHECK(a.scheduler.state_dict().at("last_epoch").toInt() ==
+        b.scheduler.state_dict().at("last_epoch").toInt());
   CHECK(a.train.hooks().get<0>().steps == b.train.hooks().get<0>().steps);
   CHECK(a.trainer.hooks().get<0>().sum == b.trainer.hooks().get<0>().sum);  // bit-identical doubles
   CHECK(a.stop.best() == b.stop.best());
-  CHECK(a.train.state_dict().at("global_step").toInt() == b.train.state_dict().at("global_step").toInt());
+  CHECK(a.train.state_dict().at("global_step").toInt() ==
+        b.train.state_dict().at("global_step").toInt());
 }
 
 }  // namespace
@@ -130,7 +136,8 @@ TEST_CASE("4 epochs straight equal 2 epochs + checkpoint + resume + 2 epochs, bi
   std::filesystem::remove(path);
 }
 
-TEST_CASE("a checkpoint a hook saves at on_trainer_epoch_finished resumes exactly", "[trainer][resume]") {
+TEST_CASE("a checkpoint a hook saves at on_trainer_epoch_finished resumes exactly",
+          "[trainer][resume]") {
   tfx::temp_dir scratch;
   auto path = scratch.path / "hookforge-test-hook-save.ckpt";
   std::filesystem::remove(path);
@@ -148,7 +155,8 @@ TEST_CASE("a checkpoint a hook saves at on_trainer_epoch_finished resumes exactl
   resumed.trainer.load_checkpoint(path);
   CHECK(resumed.trainer.completed_epochs() == 2);
   // StepLR(step 1, gamma 0.9) has stepped twice: epoch 3 runs at 0.01 * 0.9^2.
-  CHECK(resumed.adam.param_groups()[0].options().get_lr() == Approx(0.01 * 0.9 * 0.9).epsilon(1e-12));
+  CHECK(resumed.adam.param_groups()[0].options().get_lr() ==
+        Approx(0.01 * 0.9 * 0.9).epsilon(1e-12));
   resumed.trainer.fit(train_data, val_data, criterion);
   check_identical(straight, resumed);
   std::filesystem::remove(path);
@@ -162,7 +170,8 @@ TEST_CASE("at on_trainer_epoch_finished the epoch's bookkeeping is done", "[trai
   StepLR scheduler(sgd, 1, 0.5);
   TrainingEpochRunner train(sgd, {});
   ValidationEpochRunner val(inference_options{});
-  Trainer trainer(model, train, val, {.epochs = 5, .scheduler = &scheduler, .work_dir = "runs/x"}, Look{&seen});
+  Trainer trainer(model, train, val, {.epochs = 5, .scheduler = &scheduler, .work_dir = "runs/x"},
+                  Look{&seen});
   auto data = regression_data(2, 4);
   auto result = trainer.fit(data, data, mse);
   CHECK(result.completed_epochs == 2);
@@ -206,7 +215,8 @@ TEST_CASE("the trainer steps LR schedulers once per epoch", "[trainer][sched]") 
     StepLR scheduler(sgd, 2, 0.5);
     TrainingEpochRunner train(sgd, {});
     no_validation none;
-    Trainer trainer(model, train, none, trainer_options{.epochs = 5, .scheduler = &scheduler}, LrLog{&lrs});
+    Trainer trainer(model, train, none, trainer_options{.epochs = 5, .scheduler = &scheduler},
+                    LrLog{&lrs});
     trainer.fit(data, criterion);
     CHECK(lrs == std::vector<double>{0.1, 0.1, 0.05, 0.05, 0.025});
   }
@@ -217,7 +227,8 @@ TEST_CASE("the trainer steps LR schedulers once per epoch", "[trainer][sched]") 
     ReduceLROnPlateau scheduler(sgd, plateau_options{.factor = 0.5, .patience = 1});
     TrainingEpochRunner train(sgd, {}, NoUpdates{});  // the loss cannot improve
     ValidationEpochRunner val(inference_options{});
-    Trainer trainer(model, train, val, trainer_options{.epochs = 6, .scheduler = &scheduler}, LrLog{&lrs});
+    Trainer trainer(model, train, val, trainer_options{.epochs = 6, .scheduler = &scheduler},
+                    LrLog{&lrs});
     trainer.fit(data, data, criterion);
     // bad epochs: 0 (first is best), 1, 2 -> reduce; 1, 2 -> reduce
     CHECK(lrs == std::vector<double>{0.1, 0.1, 0.1, 0.05, 0.05, 0.025});
@@ -247,7 +258,8 @@ TEST_CASE("bad use is reported clearly", "[trainer][errors]") {
   SECTION("validation with an empty criterion") {
     ValidationEpochRunner val(inference_options{});
     std::function<torch::Tensor(const Entry&)> empty;
-    CHECK_THROWS_WITH(val.run_epoch(model, data, 0, empty), Catch::Contains("validation needs a criterion"));
+    CHECK_THROWS_WITH(val.run_epoch(model, data, 0, empty),
+                      Catch::Contains("validation needs a criterion"));
   }
   SECTION("a checkpoint of another model") {
     tfx::temp_dir scratch;
@@ -262,7 +274,8 @@ TEST_CASE("bad use is reported clearly", "[trainer][errors]") {
     torch::optim::SGD sgd2(other->parameters(), 0.1);
     TrainingEpochRunner train2(sgd2, {});
     Trainer trainer2(other, train2, none, trainer_options{});
-    CHECK_THROWS_WITH(trainer2.load_checkpoint(path), Catch::Contains(path.string()) && Catch::Contains("fc1"));
+    CHECK_THROWS_WITH(trainer2.load_checkpoint(path),
+                      Catch::Contains(path.string()) && Catch::Contains("fc1"));
     std::filesystem::remove(path);
   }
   SECTION("a monitored score that validation does not produce") {
@@ -272,7 +285,8 @@ TEST_CASE("bad use is reported clearly", "[trainer][errors]") {
     ValidationEpochRunner val(inference_options{});
     Trainer trainer(model, train, val, trainer_options{.stop = &stop, .monitor = "psnr"});
     auto criterion = mse;
-    CHECK_THROWS_WITH(trainer.fit(data, data, criterion), Catch::Contains("monitor 'psnr' is not a validation score (scores: loss)"));
+    CHECK_THROWS_WITH(trainer.fit(data, data, criterion),
+                      Catch::Contains("monitor 'psnr' is not a validation score (scores: loss)"));
   }
   SECTION("accumulation steps below one") {
     torch::optim::SGD sgd(model->parameters(), 0.1);
@@ -286,7 +300,8 @@ namespace {
 struct StepLog {
   std::vector<std::int64_t>* steps;
   void log(TrainingContext& ctx) { steps->push_back(ctx.global_step); }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_post_step));
 };
 }  // namespace
 
@@ -295,14 +310,15 @@ TEST_CASE("event filters keep counting across a resume", "[trainer][resume][filt
   auto path = scratch.path / "hookforge-test-filter.ckpt";
   auto data = regression_data(5, 4);
   auto criterion = mse;
-  auto run = [&](std::int64_t epochs, std::vector<std::int64_t>& seen, std::vector<std::int64_t>& seen_rt,
-                 bool save, bool load) {
+  auto run = [&](std::int64_t epochs, std::vector<std::int64_t>& seen,
+                 std::vector<std::int64_t>& seen_rt, bool save, bool load) {
     torch::manual_seed(1);
     Regressor model;
     torch::optim::SGD sgd(model->parameters(), 0.1);
-    TrainingEpochRunner train(sgd, {}, hookforge::when(StepLog{&seen}, hookforge::every(3)), runtime_hooks{});
-    train.hooks().attach(any_hook<TrainingContext>(hookforge::when(StepLog{&seen_rt}, hookforge::every(4)),
-                                                   {.key = "runtime_log"}));
+    TrainingEpochRunner train(sgd, {}, hookforge::when(StepLog{&seen}, hookforge::every(3)),
+                              runtime_hooks{});
+    train.hooks().attach(any_hook<TrainingContext>(
+        hookforge::when(StepLog{&seen_rt}, hookforge::every(4)), {.key = "runtime_log"}));
     no_validation none;
     Trainer trainer(model, train, none, trainer_options{.epochs = epochs});
     if (load) trainer.load_checkpoint(path);
@@ -334,7 +350,8 @@ static_assert(!validation_runner<int>);
 
 namespace {
 
-/// A classifier for the adversarial runner: forward on a tensor (the runner's attack) and on an Entry.
+/// A classifier for the adversarial runner: forward on a tensor (the runner's attack) and on an
+/// Entry.
 struct TinyClassifierImpl : torch::nn::Module {
   TinyClassifierImpl() : linear(register_module("linear", torch::nn::Linear(2, 2))) {}
   torch::Tensor forward(const torch::Tensor& x) { return linear(x); }
@@ -348,7 +365,8 @@ std::vector<Entry> class_data(int batches, int size, int seed) {
   std::vector<Entry> data;
   for (int i = 0; i < batches; ++i) {
     auto label = torch::randint(0, 2, {size}, torch::kLong);
-    data.push_back(Entry{{"input", torch::randn({size, 2}) + label.unsqueeze(1).to(torch::kFloat)}, {"target", label}});
+    data.push_back(Entry{{"input", torch::randn({size, 2}) + label.unsqueeze(1).to(torch::kFloat)},
+                         {"target", label}});
   }
   return data;
 }
@@ -372,7 +390,8 @@ struct AdversarialRun {
   torch::optim::Adam adam;
   AdversarialTrainingRunner<EpsilonRamp, FooledTotal> train;
   ValidationEpochRunner<> val;
-  Trainer<TinyClassifier, AdversarialTrainingRunner<EpsilonRamp, FooledTotal>, ValidationEpochRunner<>, SaveAfter>
+  Trainer<TinyClassifier, AdversarialTrainingRunner<EpsilonRamp, FooledTotal>,
+          ValidationEpochRunner<>, SaveAfter>
       trainer;
   AdversarialRun(std::int64_t epochs, int seed, SaveAfter save = {})
       : model((torch::manual_seed(seed), TinyClassifier())),
@@ -384,8 +403,9 @@ struct AdversarialRun {
 
 }  // namespace
 
-TEST_CASE("a runner written with training_runner_base trains through the Trainer and resumes exactly",
-          "[trainer][runner][resume]") {
+TEST_CASE(
+    "a runner written with training_runner_base trains through the Trainer and resumes exactly",
+    "[trainer][runner][resume]") {
   tfx::temp_dir scratch;
   auto path = scratch.path / "hookforge-test-adversarial.ckpt";
   std::filesystem::remove(path);
@@ -424,10 +444,13 @@ namespace {
 struct ExtraMse {
   bool autocast_seen = false;
   void add(TrainingContext& ctx) {
-    autocast_seen = torch::mm(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type() == torch::kBFloat16;
-    ctx.extra_losses["extra"] = 0.5 * torch::mse_loss(ctx.entry.at("output"), ctx.entry.at("target"));
+    autocast_seen =
+        torch::mm(torch::ones({2, 2}), torch::ones({2, 2})).scalar_type() == torch::kBFloat16;
+    ctx.extra_losses["extra"] =
+        0.5 * torch::mse_loss(ctx.entry.at("output"), ctx.entry.at("target"));
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_forward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(add, pts::on_post_forward));
 };
 
 /// Copies the gradients at on_post_backward.
@@ -437,16 +460,20 @@ struct GradCopy {
     grads.clear();
     for (auto& p : ctx.parameters()) grads.push_back(p.grad().clone());
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(copy, pts::on_post_backward));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(copy, pts::on_post_backward));
 };
 }  // namespace
 
-TEST_CASE("an extra loss added at on_post_forward trains under mixed precision", "[trainer][runner][amp]") {
+TEST_CASE("an extra loss added at on_post_forward trains under mixed precision",
+          "[trainer][runner][amp]") {
   torch::manual_seed(3);
   Regressor model;
-  torch::optim::SGD sgd(model->parameters(), 0.0);  // lr 0: the gradients are compared on fixed weights
+  torch::optim::SGD sgd(model->parameters(),
+                        0.0);  // lr 0: the gradients are compared on fixed weights
   auto data = regression_data(1, 8);
-  TrainingEpochRunner runner(sgd, training_options{.mixed_precision = true}, ExtraMse{}, GradCopy{});
+  TrainingEpochRunner runner(sgd, training_options{.mixed_precision = true}, ExtraMse{},
+                             GradCopy{});
   auto result = runner.run_epoch(model, data, 0, mse);
   CHECK(runner.hooks().get<0>().autocast_seen);
   CHECK(std::isfinite(result.scores.at("extra")));

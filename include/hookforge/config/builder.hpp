@@ -36,7 +36,8 @@ namespace hookforge::config {
 namespace detail {
 /// "a hook", "an optimizer": a kind's name with its indefinite article.
 inline std::string a_kind(std::string_view kind) {
-  const bool vowel = !kind.empty() && std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+  const bool vowel =
+      !kind.empty() && std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
   return fmt::format("{} {}", vowel ? "an" : "a", kind);
 }
 }  // namespace detail
@@ -77,9 +78,10 @@ class builder {
   /// Convert `v` (its `${...}` resolved) to T.
   template <class T>
   T read(const value& v) {
-    static_assert(readable<T>,
-                  "hookforge::config: no value_traits<T> — declare T's kind (HOOKFORGE_DECLARE_KIND) "
-                  "or specialise hookforge::config::value_traits<T>");
+    static_assert(
+        readable<T>,
+        "hookforge::config: no value_traits<T> — declare T's kind (HOOKFORGE_DECLARE_KIND) "
+        "or specialise hookforge::config::value_traits<T>");
     if constexpr (readable<T>)
       return value_traits<T>::read(*this, doc_->resolve(v));
     else
@@ -112,8 +114,9 @@ class builder {
     const auto& key = target.key();
     if (auto it = built_.find(key); it != built_.end()) {
       if (auto* h = std::any_cast<Handle>(&it->second.handle)) return *h;
-      throw config_error(use.where(), use.key(), detail::a_kind(kind),
-                         fmt::format("{}, which is built as {}", key, detail::a_kind(it->second.kind)));
+      throw config_error(
+          use.where(), use.key(), detail::a_kind(kind),
+          fmt::format("{}, which is built as {}", key, detail::a_kind(it->second.kind)));
     }
     for (std::size_t i = 0; i < building_.size(); ++i)
       if (building_[i] == key) {
@@ -123,9 +126,10 @@ class builder {
                            fmt::format("the cycle {}{}", chain, key));
       }
     if (building_.size() >= doc_->bounds().max_depth)
-      throw config_error(use.where(), use.key(),
-                         fmt::format("at most {} objects built within each other", doc_->bounds().max_depth),
-                         "more");
+      throw config_error(
+          use.where(), use.key(),
+          fmt::format("at most {} objects built within each other", doc_->bounds().max_depth),
+          "more");
     building_.push_back(key);
     struct pop {
       std::vector<std::string>& s;
@@ -142,30 +146,37 @@ class builder {
   Handle construct(const value& entry) {
     constexpr std::string_view kind = kind_traits<Handle>::name;
     if (!entry.is_map())
-      throw config_error(entry.where(), entry.key(),
-                         fmt::format("{}: a mapping with _target, or ${{ref:path}}", detail::a_kind(kind)), entry.describe());
+      throw config_error(
+          entry.where(), entry.key(),
+          fmt::format("{}: a mapping with _target, or ${{ref:path}}", detail::a_kind(kind)),
+          entry.describe());
     auto target_value = entry.find("_target");
     if (!target_value)
       throw config_error(entry.where(), entry.key(),
-                         fmt::format("{}: a mapping with _target naming a registered {}", detail::a_kind(kind), kind),
+                         fmt::format("{}: a mapping with _target naming a registered {}",
+                                     detail::a_kind(kind), kind),
                          "a mapping without _target");
     value target = doc_->resolve(*target_value);
     if (!target.is_scalar() || target.is_reference())
-      throw config_error(target.where(), target.key(), fmt::format("the name of a registered {}", kind),
-                         target.describe());
+      throw config_error(target.where(), target.key(),
+                         fmt::format("the name of a registered {}", kind), target.describe());
     auto& reg = registry<Handle>::instance();
     const auto* found = reg.find(target.scalar());
     if (!found)
-      throw config_error(target.where(), target.key(), fmt::format("a registered {}", kind), target.describe(),
-                         detail::closest_note(target.scalar(), reg.names(), fmt::format("no {} is registered", kind)));
+      throw config_error(target.where(), target.key(), fmt::format("a registered {}", kind),
+                         target.describe(),
+                         detail::closest_note(target.scalar(), reg.names(),
+                                              fmt::format("no {} is registered", kind)));
     if (!found->clashes.empty())
-      throw config_error(target.where(), target.key(), fmt::format("{} name registered once", detail::a_kind(kind)),
+      throw config_error(target.where(), target.key(),
+                         fmt::format("{} name registered once", detail::a_kind(kind)),
                          fmt::format("'{}', registered by {} and {}", found->name, found->type,
                                      hookforge::join_names(found->clashes, ", ")));
 
     std::vector<std::string> allowed{"_target", "params"};
     for (std::string_view k : kind_traits<Handle>::entry_keys) allowed.emplace_back(k);
-    check_keys(entry, known_keys{.what = fmt::format("a key of a {} entry", kind), .names = std::move(allowed)});
+    check_keys(entry, known_keys{.what = fmt::format("a key of a {} entry", kind),
+                                 .names = std::move(allowed)});
 
     try {
       return found->build(*this, entry);
@@ -175,7 +186,8 @@ class builder {
       // The class refused its parameters (std::invalid_argument "<Hook>: <param> must be ...").
       auto params = entry.find("params");
       const value& at = params ? *params : entry;
-      throw config_error(at.where(), at.key(), fmt::format("parameters that {} accepts", found->name),
+      throw config_error(at.where(), at.key(),
+                         fmt::format("parameters that {} accepts", found->name),
                          fmt::format("\"{}\"", e.what()));
     }
   }

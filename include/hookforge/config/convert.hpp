@@ -18,8 +18,9 @@
 //
 //   template <> struct hookforge::config::value_traits<Color> {
 //     static std::string expected() { return "a color (red, green)"; }
-//     template <class Builder> static Color read(Builder&, const value& v) { ... throw config_error ... }
-//     static std::string show(Color c) { return c == Color::red ? "red" : "green"; }  // optional
+//     template <class Builder> static Color read(Builder&, const value& v) { ... throw config_error
+//     ... } static std::string show(Color c) { return c == Color::red ? "red" : "green"; }  //
+//     optional
 //   };
 #pragma once
 
@@ -94,9 +95,11 @@ template <class T>
   requires(std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char>)
 struct value_traits<T> {
   static std::string expected() {
-    if constexpr (sizeof(T) >= 8 && std::is_signed_v<T>) return "an integer";
+    if constexpr (sizeof(T) >= 8 && std::is_signed_v<T>)
+      return "an integer";
     else
-      return fmt::format("an integer in [{}, {}]", std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+      return fmt::format("an integer in [{}, {}]", std::numeric_limits<T>::min(),
+                         std::numeric_limits<T>::max());
   }
   template <class B>
   static T read(B&, const value& v) {
@@ -130,16 +133,20 @@ struct value_traits<T> {
     std::string_view text = s;
     if (text.starts_with('+')) text.remove_prefix(1);
     // from_chars also takes "inf" and "nan", which YAML spells .inf and .nan.
-    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '.'))
+    if (text.empty() ||
+        !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '.'))
       detail::wrong(v, expected());
     double out = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    if (end != text.data() + text.size() || (ec != std::errc{} && ec != std::errc::result_out_of_range))
+    if (end != text.data() + text.size() ||
+        (ec != std::errc{} && ec != std::errc::result_out_of_range))
       detail::wrong(v, expected());
-    if (ec == std::errc::result_out_of_range || std::abs(out) > static_cast<double>(std::numeric_limits<T>::max()))
-      throw config_error(v.where(), v.key(),
-                         fmt::format("a number within ±{}", static_cast<double>(std::numeric_limits<T>::max())),
-                         v.describe());
+    if (ec == std::errc::result_out_of_range ||
+        std::abs(out) > static_cast<double>(std::numeric_limits<T>::max()))
+      throw config_error(
+          v.where(), v.key(),
+          fmt::format("a number within ±{}", static_cast<double>(std::numeric_limits<T>::max())),
+          v.describe());
     return static_cast<T>(out);
   }
   static std::string show(T x) { return fmt::format("{}", x); }
@@ -164,12 +171,16 @@ struct value_traits<std::filesystem::path> {
     if (!v.is_scalar() || v.is_reference()) detail::wrong(v, expected());
     return std::filesystem::path(v.scalar());
   }
-  static std::string show(const std::filesystem::path& x) { return fmt::format("\"{}\"", x.string()); }
+  static std::string show(const std::filesystem::path& x) {
+    return fmt::format("\"{}\"", x.string());
+  }
 };
 
 template <readable T>
 struct value_traits<std::vector<T>> {
-  static std::string expected() { return "a list of " + without_article(value_traits<T>::expected()); }
+  static std::string expected() {
+    return "a list of " + without_article(value_traits<T>::expected());
+  }
   template <class B>
   static std::vector<T> read(B& b, const value& v) {
     if (!v.is_sequence()) detail::wrong(v, expected());
@@ -194,7 +205,8 @@ struct value_traits<std::vector<T>> {
 template <readable T>
 struct value_traits<std::map<std::string, T>> {
   static std::string expected() {
-    return "a mapping of " + value_traits<std::vector<T>>::without_article(value_traits<T>::expected());
+    return "a mapping of " +
+           value_traits<std::vector<T>>::without_article(value_traits<T>::expected());
   }
   template <class B>
   static std::map<std::string, T> read(B& b, const value& v) {
@@ -214,7 +226,9 @@ struct value_traits<std::optional<T>> {
     if (v.is_null()) return std::nullopt;
     return b.template read<T>(v);
   }
-  static std::string show(const std::optional<T>& x) { return x ? detail::show(*x) : std::string("null"); }
+  static std::string show(const std::optional<T>& x) {
+    return x ? detail::show(*x) : std::string("null");
+  }
 };
 
 template <class T>

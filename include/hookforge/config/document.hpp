@@ -3,8 +3,8 @@
 //
 //   auto doc = hookforge::config::document::load_file("run.yaml");
 //   doc.set("trainer.params.epochs=3");          // --set: the value is parsed as YAML
-//   doc.validate();                              // limits, keys, every ${...} (the builder calls it)
-//   hookforge::config::value v = doc.at("trainer.params.epochs");
+//   doc.validate();                              // limits, keys, every ${...} (the builder calls
+//   it) hookforge::config::value v = doc.at("trainer.params.epochs");
 //
 // Loading never crashes on bad input: an unreadable file, invalid YAML (yaml-cpp's
 // mark gives the line), binary data, a file over `limits::max_bytes`, nesting deeper
@@ -42,16 +42,16 @@ namespace hookforge::config {
 /// Bounds on what a config may be; past them loading stops with a config_error.
 struct limits {
   std::size_t max_bytes = std::size_t{4} << 20;  ///< file size
-  std::size_t max_depth = 64;                    ///< nesting, `${}` chains, objects built within objects
-  std::size_t max_nodes = 1'000'000;             ///< nodes visited, counting each alias use
+  std::size_t max_depth = 64;         ///< nesting, `${}` chains, objects built within objects
+  std::size_t max_nodes = 1'000'000;  ///< nodes visited, counting each alias use
 };
 
 namespace detail {
 
 /// Where a node came from: the file, or one `--set` (whose nodes count columns from its value).
 struct source {
-  std::string name;          ///< the file, or "<--set a.b=v>"
-  std::string path;          ///< a --set's dotted path; empty for the file
+  std::string name;  ///< the file, or "<--set a.b=v>"
+  std::string path;  ///< a --set's dotted path; empty for the file
   std::size_t column_offset = 0;
 };
 
@@ -110,10 +110,13 @@ inline std::optional<YAML::Mark> stuck_document(const std::string& text) {
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
     void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
     void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
     void OnMapEnd() override {}
   };
   std::istringstream in(text);
@@ -209,7 +212,8 @@ class value {
   std::optional<value> find(std::string_view name) const {
     if (!node_.IsMap()) return std::nullopt;
     for (auto it = node_.begin(); it != node_.end(); ++it)
-      if (it->first.IsScalar() && it->first.Scalar() == name) return child(it->second, name, it->second.Mark());
+      if (it->first.IsScalar() && it->first.Scalar() == name)
+        return child(it->second, name, it->second.Mark());
     return std::nullopt;
   }
 
@@ -321,7 +325,8 @@ class document {
   /// Parse `text`; `name` stands for the file in messages.
   static document parse(std::string_view text, std::string name = "<string>", limits bounds = {}) {
     if (text.size() > bounds.max_bytes)
-      throw config_error({name, 1, 1}, {}, fmt::format("a config of at most {} bytes", bounds.max_bytes),
+      throw config_error({name, 1, 1}, {},
+                         fmt::format("a config of at most {} bytes", bounds.max_bytes),
                          fmt::format("{} bytes", text.size()));
     if (auto nul = text.find('\0'); nul != std::string_view::npos) {
       auto [line, column] = line_column(text, nul);
@@ -341,8 +346,9 @@ class document {
     if (!docs.empty()) doc.root_.reset(docs[0]);
     if (!doc.root_.IsMap()) {
       auto r = doc.root();
-      throw config_error(r.where(), {}, "a mapping of sections at the top level (hooks:, trainer: ...)",
-                         docs.empty() || r.is_null() ? std::string("an empty document") : r.describe());
+      throw config_error(
+          r.where(), {}, "a mapping of sections at the top level (hooks:, trainer: ...)",
+          docs.empty() || r.is_null() ? std::string("an empty document") : r.describe());
     }
     return doc;
   }
@@ -368,11 +374,11 @@ class document {
     auto src = std::make_shared<detail::source>();
     src->name = fmt::format("<--set {}>", assignment);
     auto fail = [&](std::string key, std::string expected, std::string got, std::string note = {}) {
-      return config_error({src->name, 1, 1}, std::move(key), std::move(expected), std::move(got), std::move(note));
+      return config_error({src->name, 1, 1}, std::move(key), std::move(expected), std::move(got),
+                          std::move(note));
     };
     auto eq = assignment.find('=');
-    if (eq == std::string_view::npos)
-      throw fail({}, "key.path=value", detail::quote(assignment));
+    if (eq == std::string_view::npos) throw fail({}, "key.path=value", detail::quote(assignment));
     auto path = assignment.substr(0, eq);
     auto text = assignment.substr(eq + 1);
     if (auto problem = detail::path_problem(path); !problem.empty())
@@ -383,7 +389,8 @@ class document {
     {
       auto nodes = load_yaml(std::string(text), src);
       if (nodes.size() > 1)
-        throw fail(std::string(path), "one YAML value after '='", fmt::format("{} documents", nodes.size()));
+        throw fail(std::string(path), "one YAML value after '='",
+                   fmt::format("{} documents", nodes.size()));
       parsed.reset(nodes.empty() ? YAML::Node(YAML::NodeType::Null) : nodes[0]);
     }
 
@@ -398,8 +405,9 @@ class document {
         auto index = detail::parse_index(seg);
         if (!index || *index >= current.size())
           throw fail(std::string(path),
-                     current.size() == 0 ? fmt::format("an index of {} (an empty list has none)", parent_key)
-                                         : fmt::format("an index of {} (0 to {})", parent_key, current.size() - 1),
+                     current.size() == 0
+                         ? fmt::format("an index of {} (an empty list has none)", parent_key)
+                         : fmt::format("an index of {} (0 to {})", parent_key, current.size() - 1),
                      detail::quote(seg));
         key = fmt::format("{}[{}]", key, *index);
         canonical = detail::join_key(canonical, seg);
@@ -416,7 +424,8 @@ class document {
         continue;
       }
       if (!current.IsMap())
-        throw fail(std::string(path), fmt::format("a mapping at {}", parent_key.empty() ? "<document>" : parent_key),
+        throw fail(std::string(path),
+                   fmt::format("a mapping at {}", parent_key.empty() ? "<document>" : parent_key),
                    current.IsScalar() ? detail::quote(current.Scalar()) : std::string("null"));
       key = detail::join_key(key, seg);
       canonical = detail::join_key(canonical, seg);
@@ -438,7 +447,8 @@ class document {
         break;
       }
       if (!found)
-        throw fail(std::string(path), fmt::format("a key of {}", parent_key.empty() ? "<document>" : parent_key),
+        throw fail(std::string(path),
+                   fmt::format("a key of {}", parent_key.empty() ? "<document>" : parent_key),
                    detail::quote(seg), detail::closest_note(seg, names));
       if (existing.IsNull()) {
         current.remove(std::string(seg));
@@ -467,10 +477,12 @@ class document {
       auto [v, depth] = std::move(stack.back());
       stack.pop_back();
       if (++visited > bounds_.max_nodes)
-        throw config_error(v.where(), v.key(), fmt::format("at most {} nodes (aliases count each use)", bounds_.max_nodes),
-                           "more");
+        throw config_error(
+            v.where(), v.key(),
+            fmt::format("at most {} nodes (aliases count each use)", bounds_.max_nodes), "more");
       if (depth > bounds_.max_depth)
-        throw config_error(v.where(), v.key(), fmt::format("at most {} levels of nesting", bounds_.max_depth),
+        throw config_error(v.where(), v.key(),
+                           fmt::format("at most {} levels of nesting", bounds_.max_depth),
                            "deeper nesting");
       if (v.is_map()) {
         std::unordered_map<std::string, std::size_t> seen;  // key -> its line
@@ -480,13 +492,16 @@ class document {
             throw config_error(it.key.where(), v.key(), "a string key", it.key.describe());
           auto [first, fresh] = seen.emplace(it.name, it.key.where().line);
           if (!fresh)
-            throw config_error(it.key.where(), it.val.key(), "each key once in a mapping",
-                               fmt::format("'{}' again (first at line {})", it.name, first->second));
+            throw config_error(
+                it.key.where(), it.val.key(), "each key once in a mapping",
+                fmt::format("'{}' again (first at line {})", it.name, first->second));
         }
-        for (auto it = items.rbegin(); it != items.rend(); ++it) stack.push_back({it->val, depth + 1});
+        for (auto it = items.rbegin(); it != items.rend(); ++it)
+          stack.push_back({it->val, depth + 1});
       } else if (v.is_sequence()) {
         auto elements = v.elements();
-        for (auto it = elements.rbegin(); it != elements.rend(); ++it) stack.push_back({*it, depth + 1});
+        for (auto it = elements.rbegin(); it != elements.rend(); ++it)
+          stack.push_back({*it, depth + 1});
       } else if (v.is_scalar() && v.scalar().find("${") != std::string::npos) {
         auto parsed = parse_interpolation(v.scalar());
         if (auto* whole = parsed.whole(); whole && whole->kind == interpolation_piece::ref)
@@ -519,8 +534,8 @@ class document {
         auto index = detail::parse_index(seg);
         auto elements = v.elements();
         if (!index || *index >= elements.size())
-          throw fail(fmt::format("{}: {} is a list of {} items, '{}' is none of its indices", written,
-                                 where_name, elements.size(), seg));
+          throw fail(fmt::format("{}: {} is a list of {} items, '{}' is none of its indices",
+                                 written, where_name, elements.size(), seg));
         v = elements[*index];
       } else if (v.is_map()) {
         auto next = v.find(seg);
@@ -565,8 +580,8 @@ class document {
                            fmt::format("the cycle {}{}", chain, v.key()));
       }
     if (resolving_.size() >= bounds_.max_depth)
-      throw config_error(v.where(), v.key(), fmt::format("at most {} nested ${{...}}", bounds_.max_depth),
-                         "more");
+      throw config_error(v.where(), v.key(),
+                         fmt::format("at most {} nested ${{...}}", bounds_.max_depth), "more");
     resolving_.emplace_back(v.path(), v.key());
     struct pop {
       std::vector<std::pair<std::string, std::string>>& s;
@@ -593,7 +608,8 @@ class document {
                            fmt::format("{} inside text", detail::quote(v.scalar())));
       value target = resolve(at(p.content, &v));
       if (!target.is_scalar())
-        throw config_error(v.where(), v.key(), fmt::format("a scalar at {} to put into text", p.content),
+        throw config_error(v.where(), v.key(),
+                           fmt::format("a scalar at {} to put into text", p.content),
                            target.describe());
       text += target.scalar();
     }
@@ -603,7 +619,8 @@ class document {
  private:
   document() = default;
 
-  static std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
+  static std::pair<std::size_t, std::size_t> line_column(std::string_view text,
+                                                         std::size_t offset) {
     std::size_t line = 1, column = 1;
     for (std::size_t i = 0; i < offset; ++i) {
       if (text[i] == '\n') {
@@ -629,21 +646,24 @@ class document {
       stuck = detail::stuck_document(text);
       if (!stuck) return YAML::LoadAll(text);
     } catch (const YAML::Exception& e) {
-      throw config_error(locate(e.mark, src), {}, "valid YAML", e.msg.empty() ? std::string(e.what()) : e.msg);
+      throw config_error(locate(e.mark, src), {}, "valid YAML",
+                         e.msg.empty() ? std::string(e.what()) : e.msg);
     } catch (const std::exception& e) {
       throw config_error({src->name, 1, 1}, {}, "valid YAML", e.what());
     }
     auto pos = static_cast<std::size_t>(stuck->pos);
-    throw config_error(locate(*stuck, src), {}, "valid YAML",
-                       fmt::format("{} where no YAML value can start",
-                                   pos < text.size() ? detail::quote(std::string_view(text).substr(pos, 1))
-                                                     : std::string("the end of the text")));
+    throw config_error(
+        locate(*stuck, src), {}, "valid YAML",
+        fmt::format("{} where no YAML value can start",
+                    pos < text.size() ? detail::quote(std::string_view(text).substr(pos, 1))
+                                      : std::string("the end of the text")));
   }
 
   YAML::Node root_;
   limits bounds_;
   std::shared_ptr<const detail::source_table> sources_;
-  mutable std::vector<std::pair<std::string, std::string>> resolving_;  // (path, key) being resolved
+  mutable std::vector<std::pair<std::string, std::string>>
+      resolving_;  // (path, key) being resolved
 };
 
 }  // namespace hookforge::config

@@ -5,7 +5,8 @@
 // where (file, line, column, key path) and what was expected:
 //
 //   configs/run.yaml:12:18: trainer.params.epochs: expected an integer, got 'ten'
-//   configs/run.yaml:7:15: hooks.clip._target: expected a registered hook, got 'GradClip' (closest: GradientClip)
+//   configs/run.yaml:7:15: hooks.clip._target: expected a registered hook, got 'GradClip' (closest:
+//   GradientClip)
 //
 // Lines and columns count from 1. The key path is dotted, with [i] for list items
 // (`training_runner.params.hooks[1].priority`); `<document>` is the whole file.
@@ -72,7 +73,8 @@ namespace detail {
 inline std::string closest_note(std::string_view name, std::span<const std::string_view> candidates,
                                 std::string_view when_empty = {}) {
   if (candidates.empty()) return std::string(when_empty);
-  return "closest: " + hookforge::join_names(hookforge::closest_names(name, candidates).first, ", ");
+  return "closest: " +
+         hookforge::join_names(hookforge::closest_names(name, candidates).first, ", ");
 }
 
 inline std::string closest_note(std::string_view name, const std::vector<std::string>& candidates,

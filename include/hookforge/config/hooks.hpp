@@ -83,8 +83,8 @@ struct value_traits<priority_level> {
     return out;
   }
   static std::string expected() {
-    return fmt::format("a priority level ({}) or an integer in [{}, {}]", hookforge::join_names(names(), ", "),
-                       priority::HIGHEST, priority::LOWEST);
+    return fmt::format("a priority level ({}) or an integer in [{}, {}]",
+                       hookforge::join_names(names(), ", "), priority::HIGHEST, priority::LOWEST);
   }
   template <class B>
   static priority_level read(B&, const value& v) {
@@ -93,7 +93,8 @@ struct value_traits<priority_level> {
     if (auto level = priority::from_name(s)) return {*level};
     bool numeric = !s.empty() && !v.quoted();
     for (std::size_t i = 0; i < s.size(); ++i)
-      numeric = numeric && ((s[i] >= '0' && s[i] <= '9') || (i == 0 && (s[i] == '-' || s[i] == '+')));
+      numeric =
+          numeric && ((s[i] >= '0' && s[i] <= '9') || (i == 0 && (s[i] == '-' || s[i] == '+')));
     if (numeric) {
       int n = 0;
       auto [end, ec] = std::from_chars(s.data() + (s[0] == '+'), s.data() + s.size(), n);
@@ -124,12 +125,13 @@ class shared_hook : public hookforge::detail::wrapper_base<H, /*ByReference=*/tr
   std::shared_ptr<H> keep_;
 };
 
-/// The hook `object` (an H) in a gated_hook that never runs: dist::rank_zero_only's policy,
+/// The hook `object` (an H) in a gated_hook that never runs: distributed::rank_zero_only's policy,
 /// so bindings, priority and state key stay as on rank 0.
 template <class H>
 std::shared_ptr<void> silenced(std::shared_ptr<void> object) {
-  return std::make_shared<gated_hook<shared_hook<H>>>(shared_hook<H>(std::static_pointer_cast<H>(std::move(object))),
-                                                      /*enabled=*/false);
+  return std::make_shared<gated_hook<shared_hook<H>>>(
+      shared_hook<H>(std::static_pointer_cast<H>(std::move(object))),
+      /*enabled=*/false);
 }
 
 template <class Ctx>
@@ -165,8 +167,8 @@ hook_type& hook_type_of() {
       if (!seen) t.methods.emplace_back(mp.method);
     }
     t.filter = [](std::shared_ptr<void> object, event_filter f) -> std::shared_ptr<void> {
-      return std::make_shared<filtered_hook<shared_hook<H>>>(shared_hook<H>(std::static_pointer_cast<H>(object)),
-                                                             std::move(f));
+      return std::make_shared<filtered_hook<shared_hook<H>>>(
+          shared_hook<H>(std::static_pointer_cast<H>(object)), std::move(f));
     };
     t.silence = [](std::shared_ptr<void> object, bool filtered) -> std::shared_ptr<void> {
       if (filtered) return silenced<filtered_hook<shared_hook<H>>>(std::move(object));
@@ -182,19 +184,23 @@ hook_type& hook_type_of() {
 /// Let a config attach hook class H to components whose context is one of Ctx...
 template <class H, class... Ctx>
 void register_hook_contexts() {
-  static_assert(has_bindings<H>,
-                "hookforge::config: only hooks (classes with `static constexpr auto bindings`) can be "
-                "registered as hooks");
+  static_assert(
+      has_bindings<H>,
+      "hookforge::config: only hooks (classes with `static constexpr auto bindings`) can be "
+      "registered as hooks");
   if constexpr (has_bindings<H>) {  // else the assertion above is the one message
     auto& type = detail::hook_type_of<H>();
     auto add = [&]<class C>() {
-      if (!type.plain.emplace(typeid(C), detail::hook_eraser<C>(&detail::erase_hook<H, C>)).second) return;
+      if (!type.plain.emplace(typeid(C), detail::hook_eraser<C>(&detail::erase_hook<H, C>)).second)
+        return;
       using shared = detail::shared_hook<H>;
       using filtered = filtered_hook<shared>;
       type.filtered.emplace(typeid(C), detail::hook_eraser<C>(&detail::erase_hook<filtered, C>));
-      type.gated_plain.emplace(typeid(C), detail::hook_eraser<C>(&detail::erase_hook<gated_hook<shared>, C>));
+      type.gated_plain.emplace(typeid(C),
+                               detail::hook_eraser<C>(&detail::erase_hook<gated_hook<shared>, C>));
       type.gated_filtered.emplace(
-          typeid(C), detail::hook_eraser<C>(&detail::erase_hook<gated_hook<detail::shared_hook<filtered>>, C>));
+          typeid(C), detail::hook_eraser<C>(
+                         &detail::erase_hook<gated_hook<detail::shared_hook<filtered>>, C>));
       type.contexts.emplace_back(type_name<C>());
     };
     (add.template operator()<Ctx>(), ...);
@@ -222,7 +228,9 @@ struct hook_kind {
 /// and what the entry says about it. A component turns it into an any_hook of its context.
 class hook_handle {
  public:
-  std::string_view name() const { return type_ ? std::string_view(type_->name) : std::string_view{}; }
+  std::string_view name() const {
+    return type_ ? std::string_view(type_->name) : std::string_view{};
+  }
   const hook_options& options() const { return options_; }
   /// The hook object (its event filter wrapper when the entry has filters).
   const std::shared_ptr<void>& object() const { return object_; }
@@ -233,27 +241,33 @@ class hook_handle {
   /// see the top of this header. `use`/`use_key` is where the component lists it.
   /// Nothing when none of its handlers can fire there (SR-Forge's wrong-target warning).
   template <class Ctx>
-  std::optional<any_hook<Ctx>> for_component(std::string_view component, std::span<const std::string_view> points,
-                                             bool strict, const location& use, const std::string& use_key) const {
+  std::optional<any_hook<Ctx>> for_component(std::string_view component,
+                                             std::span<const std::string_view> points, bool strict,
+                                             const location& use,
+                                             const std::string& use_key) const {
     const auto& erasers = filtered_ ? type_->filtered : type_->plain;
     auto it = erasers.find(typeid(Ctx));
     if (it == erasers.end()) {
       // Not registered for this context: none of its handlers can fire here, the case a
       // hook with no matching point is; one answer for both.
-      const std::string contexts =
-          type_->contexts.empty() ? std::string("no context") : hookforge::join_names(type_->contexts, ", ");
+      const std::string contexts = type_->contexts.empty()
+                                       ? std::string("no context")
+                                       : hookforge::join_names(type_->contexts, ", ");
       if (strict)
         throw config_error(use, use_key,
-                           fmt::format("a hook registered for the context of {} ({})", component, type_name<Ctx>()),
+                           fmt::format("a hook registered for the context of {} ({})", component,
+                                       type_name<Ctx>()),
                            fmt::format("{}, registered for {}",
                                        use_key == key_ ? fmt::format("hook {}", name())
                                                        : fmt::format("hook {} ({})", name(), key_),
                                        contexts),
                            "register it for that context with HOOKFORGE_HOOK_CONTEXTS");
-      warn(fmt::format("{}:{}:{}: {}: Hook {} is registered for {}, but {} runs with {}: none of its handlers "
-                       "can fire there, so it is left out. Was this hook attached to the wrong target? (Register "
-                       "it for that context with HOOKFORGE_HOOK_CONTEXTS.)",
-                       use.file, use.line, use.column, use_key, name(), contexts, component, type_name<Ctx>()));
+      warn(fmt::format(
+          "{}:{}:{}: {}: Hook {} is registered for {}, but {} runs with {}: none of its handlers "
+          "can fire there, so it is left out. Was this hook attached to the wrong target? "
+          "(Register "
+          "it for that context with HOOKFORGE_HOOK_CONTEXTS.)",
+          use.file, use.line, use.column, use_key, name(), contexts, component, type_name<Ctx>()));
       return std::nullopt;
     }
     auto erase = std::any_cast<detail::hook_eraser<Ctx>>(it->second);
@@ -277,7 +291,9 @@ class hook_handle {
                                          hookforge::join_names(points, ", ")),
                              detail::quote(issue.point), detail::closest_note(issue.point, points));
     for (const auto& text : plan.reports(name(), component)) {
-      if (strict) throw config_error(use, use_key, fmt::format("a hook that binds to points of {}", component), text);
+      if (strict)
+        throw config_error(use, use_key,
+                           fmt::format("a hook that binds to points of {}", component), text);
       warn(fmt::format("{}:{}:{}: {}: {}", use.file, use.line, use.column, use_key, text));
     }
     if (silenced_) {
@@ -327,8 +343,8 @@ class hook_handle {
 template <>
 struct kind_traits<hook_handle> {
   static constexpr std::string_view name = "hook";
-  static constexpr std::string_view entry_keys[] = {"priority", "bindings", "key",  "every",
-                                                    "once",     "before",   "after", "rank_zero_only"};
+  static constexpr std::string_view entry_keys[] = {
+      "priority", "bindings", "key", "every", "once", "before", "after", "rank_zero_only"};
   static constexpr std::string_view reserved_params[] = {"bindings"};
 
   template <class T>
@@ -357,17 +373,20 @@ struct kind_traits<hook_handle> {
   }
 
  private:
-  static void read_bindings(builder& b, const value& entry, const std::optional<value>& params, hook_handle& h) {
+  static void read_bindings(builder& b, const value& entry, const std::optional<value>& params,
+                            hook_handle& h) {
     auto beside = entry.find("bindings");
     auto inside = params ? params->find("bindings") : std::nullopt;
     if (beside && inside)
-      throw config_error(inside->where(), inside->key(), "bindings given once (beside _target, or in params)",
-                         fmt::format("a second bindings (the first at line {})", beside->where().line));
+      throw config_error(
+          inside->where(), inside->key(), "bindings given once (beside _target, or in params)",
+          fmt::format("a second bindings (the first at line {})", beside->where().line));
     if (!beside && !inside) return;
     value map = b.doc().resolve(beside ? *beside : *inside);
     if (map.is_null()) return;
     if (!map.is_map())
-      throw config_error(map.where(), map.key(), "a mapping of method: point | [points] | null", map.describe());
+      throw config_error(map.where(), map.key(), "a mapping of method: point | [points] | null",
+                         map.describe());
     const auto& methods = h.type_->methods;
     check_keys(map, known_keys{.what = fmt::format("a handler of {}", h.type_->name),
                                .names = {methods.begin(), methods.end()}});
@@ -411,7 +430,8 @@ struct kind_traits<hook_handle> {
       value o = b.doc().resolve(*once);
       if (o.is_sequence()) {
         for (const auto& e : o.elements()) once_at.push_back(positive(e));
-        if (once_at.empty()) throw config_error(o.where(), o.key(), "one event number or more", "an empty list");
+        if (once_at.empty())
+          throw config_error(o.where(), o.key(), "one event number or more", "an empty list");
       } else {
         once_at.push_back(positive(o));
       }
@@ -420,7 +440,8 @@ struct kind_traits<hook_handle> {
         if (every) others.push_back("every");
         if (before) others.push_back("before");
         if (after) others.push_back("after");
-        throw config_error(once->where(), once->key(), "once alone (Ignite's rule: not with every, before or after)",
+        throw config_error(once->where(), once->key(),
+                           "once alone (Ignite's rule: not with every, before or after)",
                            fmt::format("once with {}", hookforge::join_names(others, ", ")));
       }
     }
@@ -450,7 +471,9 @@ struct hook_list {
 
 template <class Runner>
 struct value_traits<hook_list<Runner>> {
-  static std::string expected() { return fmt::format("a list of hooks for {}", runner_name<Runner>()); }
+  static std::string expected() {
+    return fmt::format("a list of hooks for {}", runner_name<Runner>());
+  }
   template <class B>
   static hook_list<Runner> read(B& b, const value& v) {
     hook_list<Runner> out;
@@ -458,8 +481,8 @@ struct value_traits<hook_list<Runner>> {
     if (!v.is_sequence()) detail::wrong(v, expected());
     for (const auto& e : v.elements()) {
       auto handle = b.template build<hook_handle>(e);
-      auto hook = handle.template for_component<context_of<Runner>>(runner_name<Runner>(), points_of<Runner>::names,
-                                                                    b.options().strict, e.where(), e.key());
+      auto hook = handle.template for_component<context_of<Runner>>(
+          runner_name<Runner>(), points_of<Runner>::names, b.options().strict, e.where(), e.key());
       if (hook) out.items.push_back({std::move(*hook), e.where(), e.key()});
     }
     return out;
@@ -476,7 +499,8 @@ void attach_all(Pack& pack, const hook_list<Runner>& list) {
     try {
       pack.attach(item.hook);
     } catch (const binding_error& e) {
-      throw config_error(item.where, item.key, fmt::format("a hook {} can attach", runner_name<Runner>()), e.what(),
+      throw config_error(item.where, item.key,
+                         fmt::format("a hook {} can attach", runner_name<Runner>()), e.what(),
                          "give one of them a `key:`");
     }
   }
@@ -486,14 +510,14 @@ void attach_all(Pack& pack, const hook_list<Runner>& list) {
 
 /// Let a config attach the registered hook class `Type` to components whose context is
 /// one of `...` (a runner of yours). At namespace scope, in any translation unit.
-#define HOOKFORGE_HOOK_CONTEXTS(Type, ...)                                                   \
-  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_contexts_,       \
-                                                          __COUNTER__) =                     \
+#define HOOKFORGE_HOOK_CONTEXTS(Type, ...)                                            \
+  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_contexts_, \
+                                                          __COUNTER__) =              \
       (::hookforge::config::register_hook_contexts<Type, __VA_ARGS__>(), true)
 
 /// Make the registered hook class `Type` act on rank 0 only by default in data-parallel
 /// runs (an entry's `rank_zero_only: false` overrides it). At namespace scope.
-#define HOOKFORGE_RANK_ZERO_ONLY(Type)                                                       \
-  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_rank_zero_,      \
-                                                          __COUNTER__) =                     \
+#define HOOKFORGE_RANK_ZERO_ONLY(Type)                                                 \
+  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_rank_zero_, \
+                                                          __COUNTER__) =               \
       (::hookforge::config::mark_rank_zero_only<Type>(), true)

@@ -22,8 +22,8 @@ namespace hookforge::config {
 
 struct interpolation_piece {
   enum kind_t { text, value, ref } kind = text;
-  std::string content;      ///< the text, or the path
-  std::size_t offset = 0;   ///< where the piece starts in the string
+  std::string content;     ///< the text, or the path
+  std::size_t offset = 0;  ///< where the piece starts in the string
 };
 
 struct interpolation_error {
@@ -109,9 +109,11 @@ inline interpolation parse_interpolation(std::string_view text) {
     }
     auto problem = detail::path_problem(inner);
     if (!problem.empty()) {
-      out.error = interpolation_error{
-          i, piece.kind == interpolation_piece::ref ? "a dotted path in ${ref:...}" : "a dotted path in ${...}",
-          problem + " in '" + std::string(text.substr(i, close - i + 1)) + "'"};
+      out.error =
+          interpolation_error{i,
+                              piece.kind == interpolation_piece::ref ? "a dotted path in ${ref:...}"
+                                                                     : "a dotted path in ${...}",
+                              problem + " in '" + std::string(text.substr(i, close - i + 1)) + "'"};
       return out;
     }
     flush(i);

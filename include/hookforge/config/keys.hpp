@@ -48,8 +48,9 @@ struct known_keys {
 inline void check_keys(const value& map, const known_keys& keys) {
   for (const auto& item : map.items())
     if (!keys.contains(item.name))
-      throw config_error(item.key.where(), item.val.key(), keys.expected(), detail::quote(item.name),
-                         keys.names.empty() ? std::string() : detail::closest_note(item.name, keys.names));
+      throw config_error(
+          item.key.where(), item.val.key(), keys.expected(), detail::quote(item.name),
+          keys.names.empty() ? std::string() : detail::closest_note(item.name, keys.names));
 }
 
 }  // namespace hookforge::config

@@ -8,10 +8,12 @@
 //   // an options aggregate: GradientClip(gradient_clip_options)
 //   HOOKFORGE_REGISTER(hook, GradientClip,
 //       hookforge::config::options<gradient_clip_options>(
-//           hookforge::config::field("max_norm", &gradient_clip_options::max_norm, hookforge::config::required),
-//           hookforge::config::field("norm_type", &gradient_clip_options::norm_type)));
+//           hookforge::config::field("max_norm", &gradient_clip_options::max_norm,
+//           hookforge::config::required), hookforge::config::field("norm_type",
+//           &gradient_clip_options::norm_type)));
 //   // any other construction: a factory first, then the parameters it takes
-//   HOOKFORGE_REGISTER(shape, Circle, hookforge::config::factory([](double d) { return Circle(d / 2); }),
+//   HOOKFORGE_REGISTER(shape, Circle, hookforge::config::factory([](double d) { return Circle(d /
+//   2); }),
 //                      hookforge::config::arg<double>("diameter"));
 //   // under another name than the class's
 //   HOOKFORGE_REGISTER_AS(hook, "Count", Counter, ...);
@@ -73,10 +75,10 @@ struct field_spec {
   using options_type = Opts;
   using type = M;
   std::string_view name;
-  M Opts::*member;
+  M Opts::* member;
   bool required = false;
   bool (*valid)(const M&) = nullptr;  ///< nullptr: every value of type M is valid
-  std::string_view valid_expected{};   ///< what `valid` accepts, for the message
+  std::string_view valid_expected{};  ///< what `valid` accepts, for the message
 
   /// The field, accepting only values `pred` holds for; others are a config_error at the
   /// value, "expected <expected>": `field("threads", &o::threads).check(non_negative, "...")`.
@@ -89,11 +91,11 @@ struct field_spec {
 };
 
 template <class Opts, class M>
-field_spec<Opts, M> field(std::string_view name, M Opts::*member) {
+field_spec<Opts, M> field(std::string_view name, M Opts::* member) {
   return {name, member, false};
 }
 template <class Opts, class M>
-field_spec<Opts, M> field(std::string_view name, M Opts::*member, required_t) {
+field_spec<Opts, M> field(std::string_view name, M Opts::* member, required_t) {
   return {name, member, true};
 }
 
@@ -129,9 +131,11 @@ struct object_kind {
   static constexpr std::span<const std::string_view> entry_keys{};
   static constexpr std::span<const std::string_view> reserved_params{};
   template <class T>
-  static std::shared_ptr<Base> wrap(builder&, const value&, const std::optional<value>&, std::shared_ptr<T> object) {
-    static_assert(std::is_convertible_v<T*, Base*>,
-                  "hookforge::config: a class registered under an object kind must derive from its base");
+  static std::shared_ptr<Base> wrap(builder&, const value&, const std::optional<value>&,
+                                    std::shared_ptr<T> object) {
+    static_assert(
+        std::is_convertible_v<T*, Base*>,
+        "hookforge::config: a class registered under an object kind must derive from its base");
     if constexpr (std::is_convertible_v<T*, Base*>)
       return std::shared_ptr<Base>(std::move(object));
     else
@@ -178,7 +182,8 @@ inline std::vector<std::string> names_of(const std::vector<param_info>& params) 
 template <class Opts, class M>
 void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>& f) {
   M x = b.template read<M>(v);
-  if (f.valid && !f.valid(x)) throw config_error(v.where(), v.key(), std::string(f.valid_expected), v.describe());
+  if (f.valid && !f.valid(x))
+    throw config_error(v.where(), v.key(), std::string(f.valid_expected), v.describe());
   out.*(f.member) = std::move(x);
 }
 
@@ -194,14 +199,16 @@ class param_reader {
         params_.reset();
       } else if (!params_->is_map()) {
         throw config_error(params_->where(), params_->key(),
-                           fmt::format("a mapping of {}'s parameters", class_name), params_->describe());
+                           fmt::format("a mapping of {}'s parameters", class_name),
+                           params_->describe());
       }
     }
     if (!params_) return;
-    check_keys(*params_, known_keys{.what = fmt::format("a parameter of {}", class_name),
-                                    .names = names_of(params),
-                                    .unlisted = reserved,
-                                    .if_none = fmt::format("no parameters ({} takes none)", class_name)});
+    check_keys(*params_,
+               known_keys{.what = fmt::format("a parameter of {}", class_name),
+                          .names = names_of(params),
+                          .unlisted = reserved,
+                          .if_none = fmt::format("no parameters ({} takes none)", class_name)});
   }
 
   const std::optional<value>& params() const { return params_; }
@@ -214,9 +221,10 @@ class param_reader {
 
   [[noreturn]] void missing(std::string_view name, const std::string& type) const {
     const value& at = params_ ? *params_ : entry_;
-    throw config_error(at.where(), params_ ? at.key() : detail::join_key(at.key(), "params"),
-                       fmt::format("the required parameter '{}' ({}) of {}", name, type, class_name_),
-                       "no such key");
+    throw config_error(
+        at.where(), params_ ? at.key() : detail::join_key(at.key(), "params"),
+        fmt::format("the required parameter '{}' ({}) of {}", name, type, class_name_),
+        "no such key");
   }
 
   template <class T>
@@ -292,14 +300,16 @@ std::shared_ptr<T> make_object(param_reader& r, const Maker& maker, const S&... 
   if constexpr ((is_arg<S> && ...)) {
     // Braces: the parameters are read in order, so the first mistake is reported first.
     std::tuple<typename S::type...> values{r.read(specs)...};
-    return std::apply([&](auto&&... v) { return to_shared<T>(maker(std::move(v)...)); }, std::move(values));
+    return std::apply([&](auto&&... v) { return to_shared<T>(maker(std::move(v)...)); },
+                      std::move(values));
   } else {
     return std::shared_ptr<T>();  // the assertion above is the one message
   }
 }
 
 template <class T, class Maker, class Opts, class... F>
-std::shared_ptr<T> make_object(param_reader& r, const Maker& maker, const options_spec<Opts, F...>& spec) {
+std::shared_ptr<T> make_object(param_reader& r, const Maker& maker,
+                               const options_spec<Opts, F...>& spec) {
   Opts opts{};
   std::apply([&](const auto&... f) { (r.read(opts, f), ...); }, spec.fields);
   return to_shared<T>(maker(std::move(opts)));
@@ -315,7 +325,8 @@ void add_params(std::vector<param_info>& out, const S& spec) {
 }
 
 template <class Kind, class T, class Maker, class... S>
-bool register_with(std::string_view name, std::string_view file, int line, Maker maker, S... specs) {
+bool register_with(std::string_view name, std::string_view file, int line, Maker maker,
+                   S... specs) {
   using Handle = typename Kind::handle;
   static_assert(kind_handle<Handle>, "hookforge::config: the kind's handle has no kind_traits");
   if constexpr (!kind_handle<Handle>) {
@@ -327,9 +338,11 @@ bool register_with(std::string_view name, std::string_view file, int line, Maker
     e.type = std::string(type_name<T>());
     e.site = fmt::format("{}:{}", file, line);
     (add_params(e.params, specs), ...);
-    e.build = [maker = std::move(maker), params = e.params, specs...](builder& b, const value& entry) -> Handle {
+    e.build = [maker = std::move(maker), params = e.params, specs...](
+                  builder& b, const value& entry) -> Handle {
       auto name_value = entry.find("_target");
-      std::string class_name = name_value ? name_value->scalar() : std::string(short_type_name<T>());
+      std::string class_name =
+          name_value ? name_value->scalar() : std::string(short_type_name<T>());
       param_reader reader(b, entry, class_name, params, kind_traits<Handle>::reserved_params);
       auto object = make_object<T>(reader, maker, specs...);
       return kind_traits<Handle>::template wrap<T>(b, entry, reader.params(), std::move(object));
@@ -351,18 +364,21 @@ template <class Kind, class T, class... S>
 bool register_entry(std::string_view name, std::string_view file, int line, S... specs) {
   if constexpr (first_is_factory<S...>()) {
     return [&]<class F, class... Rest>(factory_spec<F> f, Rest... rest) {
-      static_assert(!(is_factory<Rest> || ...), "hookforge::config: give at most one factory, first");
+      static_assert(!(is_factory<Rest> || ...),
+                    "hookforge::config: give at most one factory, first");
       if constexpr ((is_factory<Rest> || ...))
         return false;  // the assertion above is the one message
       else
         return register_with<Kind, T>(name, file, line, std::move(f.fn), std::move(rest)...);
     }(std::move(specs)...);
   } else {
-    static_assert(!(is_factory<S> || ...), "hookforge::config: the factory comes first, before the parameters");
+    static_assert(!(is_factory<S> || ...),
+                  "hookforge::config: the factory comes first, before the parameters");
     constexpr bool constructible = spec_values<S...>::template construct<T>;
-    static_assert((is_factory<S> || ...) || constructible,
-                  "hookforge::config: the registered class has no constructor taking the registered "
-                  "parameters in this order and of these types");
+    static_assert(
+        (is_factory<S> || ...) || constructible,
+        "hookforge::config: the registered class has no constructor taking the registered "
+        "parameters in this order and of these types");
     if constexpr ((is_factory<S> || ...) || !constructible)
       return false;  // the assertion above is the one message
     else
@@ -379,10 +395,10 @@ bool register_entry(std::string_view name, std::string_view file, int line, S...
 
 /// Register `Type` under `name` in the registry of kind `kind` (a tag in
 /// hookforge::config::kinds), with its parameters (arg / options / factory).
-#define HOOKFORGE_REGISTER_AS(kind, name, Type, ...)                                         \
-  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_registered_,     \
-                                                          __COUNTER__) =                     \
-      ::hookforge::config::detail::register_entry<::hookforge::config::kinds::kind, Type>(   \
+#define HOOKFORGE_REGISTER_AS(kind, name, Type, ...)                                       \
+  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_config_registered_,    \
+                                                          __COUNTER__) =                   \
+      ::hookforge::config::detail::register_entry<::hookforge::config::kinds::kind, Type>( \
           name, __FILE__, __LINE__ __VA_OPT__(, ) __VA_ARGS__)
 
 /// Register `Type` under its own name (without namespaces or template arguments).
@@ -392,15 +408,15 @@ bool register_entry(std::string_view name, std::string_view file, int line, S...
 /// Declare an object kind: entries registered under `kind` build classes derived from
 /// `Base` (`...`), held as std::shared_ptr<Base>; a parameter of that type takes an entry
 /// or a ${ref}. At global scope, once per program (in a header of yours).
-#define HOOKFORGE_DECLARE_KIND(kind, ...)                                                     \
-  template <>                                                                                 \
-  struct hookforge::config::kind_traits<std::shared_ptr<__VA_ARGS__>>                         \
-      : ::hookforge::config::object_kind<__VA_ARGS__> {                                       \
-    static constexpr std::string_view name = #kind;                                           \
-  };                                                                                          \
-  namespace hookforge::config::kinds {                                                        \
-  struct kind {                                                                               \
-    using handle = std::shared_ptr<__VA_ARGS__>;                                              \
-  };                                                                                          \
-  }                                                                                           \
+#define HOOKFORGE_DECLARE_KIND(kind, ...)                             \
+  template <>                                                         \
+  struct hookforge::config::kind_traits<std::shared_ptr<__VA_ARGS__>> \
+      : ::hookforge::config::object_kind<__VA_ARGS__> {               \
+    static constexpr std::string_view name = #kind;                   \
+  };                                                                  \
+  namespace hookforge::config::kinds {                                \
+  struct kind {                                                       \
+    using handle = std::shared_ptr<__VA_ARGS__>;                      \
+  };                                                                  \
+  }                                                                   \
   static_assert(true)

@@ -39,7 +39,7 @@ concept kind_handle = requires {
 /// One parameter of a registered class, as messages and `--help`-like tables show it.
 struct param_info {
   std::string name;
-  std::string type;      ///< what it expects: "an integer", "a list of hooks" ...
+  std::string type;  ///< what it expects: "an integer", "a list of hooks" ...
   bool required = true;
   std::string fallback;  ///< the default, shown; empty when required
 };

@@ -5,7 +5,8 @@
 //   struct system_options { std::int64_t seed = 0; std::int64_t threads = 0; };
 //   auto s = hookforge::config::read_section<system_options>(
 //       builder, "system", field("seed", &system_options::seed),
-//       field("threads", &system_options::threads).check(non_negative, "a number of threads >= 0"));
+//       field("threads", &system_options::threads).check(non_negative, "a number of threads >=
+//       0"));
 //
 // A missing or null section gives the aggregate's defaults; one that is no mapping, a key
 // it does not list (with the closest names), a value of the wrong type or one `check`
@@ -39,12 +40,14 @@ inline std::optional<value> section_value(builder& b, std::string_view name) {
 
 template <class Opts, class... M>
 Opts read_section(builder& b, std::string_view name, const field_spec<Opts, M>&... fields) {
-  const known_keys keys{.what = fmt::format("a key of {}", name), .names = {std::string(fields.name)...}};
+  const known_keys keys{.what = fmt::format("a key of {}", name),
+                        .names = {std::string(fields.name)...}};
   const auto section = section_value(b, name);
   if (section && !section->is_map())
-    throw config_error(section->where(), section->key(),
-                       fmt::format("a mapping of {} settings ({})", name, hookforge::join_names(keys.names, ", ")),
-                       section->describe());
+    throw config_error(
+        section->where(), section->key(),
+        fmt::format("a mapping of {} settings ({})", name, hookforge::join_names(keys.names, ", ")),
+        section->describe());
   if (section) check_keys(*section, keys);
   Opts out{};
   auto read_one = [&]<class F>(const F& f) {

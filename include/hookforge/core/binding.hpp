@@ -77,7 +77,8 @@ std::type_identity<T> pick_indexed(indexed_type<I, T>);
 // -ftime-report into an internal compiler error).
 template <std::size_t I, class... T>
 struct type_at<I, type_list<T...>> {
-  using type = typename decltype(detail::pick_indexed<I>(indexed_types<std::index_sequence_for<T...>, T...>{}))::type;
+  using type = typename decltype(detail::pick_indexed<I>(
+      indexed_types<std::index_sequence_for<T...>, T...>{}))::type;
 };
 #endif
 template <std::size_t I, class List>
@@ -155,9 +156,8 @@ constexpr bool has_handler_named() {
 /// Does the handler behind Invoker take the point tag P after the context? Dispatch then
 /// calls it so, even where it could also take the context alone.
 template <class Invoker, class H, class Ctx, class P>
-concept handler_takes_point = requires(Invoker invoker, H& hook, Ctx& ctx, P point) {
-  invoker(hook, ctx, point);
-};
+concept handler_takes_point =
+    requires(Invoker invoker, H& hook, Ctx& ctx, P point) { invoker(hook, ctx, point); };
 
 /// Can the handler behind Invoker run at P: with the tag, or with the context alone?
 template <class Invoker, class H, class Ctx, class P>
@@ -206,18 +206,18 @@ constexpr auto list_bindings() {
 // The points are spelled as parameter types of a function type, not as template
 // arguments: a misspelled point is then one error ("... has not been declared"),
 // where a template argument list adds "template argument N is invalid" and more.
-#define HOOKFORGE_HOOKS_INTO(method, ...)                                                  \
-  ::hookforge::detail::make_binding<#method>(                                              \
-      ::hookforge::detail::handler_invoker{                                                \
-          [](auto& hookforge_self, auto& hookforge_ctx)                                    \
-              -> decltype(hookforge_self.method(hookforge_ctx)) {                          \
-            return hookforge_self.method(hookforge_ctx);                                   \
-          },                                                                               \
-          [](auto& hookforge_self, auto& hookforge_ctx, auto hookforge_point)              \
-              -> decltype(hookforge_self.method(hookforge_ctx, hookforge_point)) {         \
-            return hookforge_self.method(hookforge_ctx, hookforge_point);                  \
-          }},                                                                              \
-      [] {                                                                                 \
-        using hookforge_points = void(::hookforge::detail::points_follow, __VA_ARGS__);   \
-        return static_cast<hookforge_points*>(nullptr);                                    \
+#define HOOKFORGE_HOOKS_INTO(method, ...)                                               \
+  ::hookforge::detail::make_binding<#method>(                                           \
+      ::hookforge::detail::handler_invoker{                                             \
+          [](auto& hookforge_self,                                                      \
+             auto& hookforge_ctx) -> decltype(hookforge_self.method(hookforge_ctx)) {   \
+            return hookforge_self.method(hookforge_ctx);                                \
+          },                                                                            \
+          [](auto& hookforge_self, auto& hookforge_ctx, auto hookforge_point)           \
+              -> decltype(hookforge_self.method(hookforge_ctx, hookforge_point)) {      \
+            return hookforge_self.method(hookforge_ctx, hookforge_point);               \
+          }},                                                                           \
+      [] {                                                                              \
+        using hookforge_points = void(::hookforge::detail::points_follow, __VA_ARGS__); \
+        return static_cast<hookforge_points*>(nullptr);                                 \
       }())

@@ -1,6 +1,6 @@
 // hookforge/core/binding_table-inl.hpp — format_binding_table's definition: included by
 // binding_table.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstddef>
@@ -23,12 +23,14 @@ HOOKFORGE_INLINE void append_padded(std::string& out, std::string_view text, std
 }
 
 HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_view point,
-                                  std::span<const static_row> fixed, std::span<const runtime_row> dynamic,
-                                  std::size_t runtime_index) {
+                                  std::span<const static_row> fixed,
+                                  std::span<const runtime_row> dynamic, std::size_t runtime_index) {
   std::size_t r = 0;
   // The runtime rows not yet appended that run before `next` (all of them without one).
   auto append_dynamic_before = [&](const order_key* next) {
-    for (; r < dynamic.size() && (!next || runs_before({dynamic[r].priority, runtime_index}, *next)); ++r)
+    for (;
+         r < dynamic.size() && (!next || runs_before({dynamic[r].priority, runtime_index}, *next));
+         ++r)
       rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
   };
   for (const auto& f : fixed) {

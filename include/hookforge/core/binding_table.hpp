@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/order.hpp"
 #include "hookforge/core/priority.hpp"
 
@@ -54,8 +54,8 @@ struct runtime_row {
 /// ones (`dynamic`, attached at slot `runtime_index`) merged in by order.hpp's rule,
 /// exactly as hook_pack fires them. One loop, compiled once, not code per point.
 HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_view point,
-                                  std::span<const static_row> fixed, std::span<const runtime_row> dynamic,
-                                  std::size_t runtime_index);
+                                  std::span<const static_row> fixed,
+                                  std::span<const runtime_row> dynamic, std::size_t runtime_index);
 }  // namespace detail
 
 /// Render a runner's table; `points` lists every point so unbound ones show too.

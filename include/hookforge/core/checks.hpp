@@ -47,8 +47,10 @@ class static_message {
     if (value < 0) *this << "-";
     char digits[12]{};
     int n = 0;
-    unsigned magnitude = value < 0 ? 0u - static_cast<unsigned>(value) : static_cast<unsigned>(value);
-    do digits[n++] = static_cast<char>('0' + magnitude % 10); while ((magnitude /= 10) != 0);
+    unsigned magnitude =
+        value < 0 ? 0u - static_cast<unsigned>(value) : static_cast<unsigned>(value);
+    do digits[n++] = static_cast<char>('0' + magnitude % 10);
+    while ((magnitude /= 10) != 0);
     while (n > 0) *this << std::string_view(&digits[--n], 1);
     return *this;
   }
@@ -69,7 +71,10 @@ class static_message {
 /// A point's name; "-" for none (a check that passed).
 template <class P>
 constexpr std::string_view point_name() {
-  if constexpr (std::is_void_v<P>) return "-"; else return P::name;
+  if constexpr (std::is_void_v<P>)
+    return "-";
+  else
+    return P::name;
 }
 
 }  // namespace detail
@@ -84,22 +89,26 @@ namespace check {
 template <class Hook, class Runner, bool HasHandlers>
 constexpr void hook_has_handlers() {
 #if HOOKFORGE_COMPOSED_MESSAGES
-  static_assert(HasHandlers, detail::static_message{}
-                    << "hookforge: " << hook_name<Hook>() << " declares no handlers, so attaching it to "
-                    << runner_name<Runner>() << " does nothing. Give it `static constexpr auto bindings "
+  static_assert(HasHandlers,
+                detail::static_message{}
+                    << "hookforge: " << hook_name<Hook>()
+                    << " declares no handlers, so attaching it to " << runner_name<Runner>()
+                    << " does nothing. Give it `static constexpr auto bindings "
                     << "= hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, point...));`");
 #else
-  static_assert(HasHandlers,
-                "hookforge: Hook declares no handlers, so attaching it to Runner does nothing. Give it "
-                "`static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, "
-                "point...));`");
+  static_assert(
+      HasHandlers,
+      "hookforge: Hook declares no handlers, so attaching it to Runner does nothing. Give it "
+      "`static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(method, "
+      "point...));`");
 #endif
 }
 
 template <class Hook, int Priority, bool InRange>
 constexpr void priority_in_range() {
 #if HOOKFORGE_COMPOSED_MESSAGES
-  static_assert(InRange, detail::static_message{}
+  static_assert(InRange,
+                detail::static_message{}
                     << "hookforge: " << hook_name<Hook>() << " has priority " << Priority
                     << ", but a priority must lie in [0, 100] (HIGHEST = 0 ... LOWEST = 100)");
 #else
@@ -112,41 +121,46 @@ template <class Hook, fixed_string Method, class Points, class Runner, bool Bind
 constexpr void handler_binds_to_runner() {
 #if HOOKFORGE_COMPOSED_MESSAGES
   static_assert(BindsHere, detail::static_message{}
-                    << "hookforge: " << hook_name<Hook>() << "::" << Method.view() << " binds to "
-                    << Points{} << ", which " << runner_name<Runner>()
-                    << " does not expose. Was this hook attached to the wrong target?");
+                               << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
+                               << " binds to " << Points{} << ", which " << runner_name<Runner>()
+                               << " does not expose. Was this hook attached to the wrong target?");
 #else
-  static_assert(BindsHere,
-                "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
-                "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
-                "see 'with' above]");
+  static_assert(
+      BindsHere,
+      "hookforge: Hook declares handler method(s) (Method) but Runner exposes no matching "
+      "HookPoint. Was this hook attached to the wrong target? [Hook, Method, Points, Runner: "
+      "see 'with' above]");
 #endif
 }
 
 template <class Hook, fixed_string Method, class Point, class Runner, bool Callable>
 constexpr void handler_takes_runner_context() {
 #if HOOKFORGE_COMPOSED_MESSAGES
-  static_assert(Callable, detail::static_message{}
+  static_assert(Callable,
+                detail::static_message{}
                     << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
                     << " cannot be called with the context of " << runner_name<Runner>() << " ("
                     << type_name<context_of<Runner>>() << ") at " << detail::point_name<Point>()
                     << ". Does it take another context type, or read a field this one lacks?");
 #else
-  static_assert(Callable,
-                "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
-                "Point. Does it take another context type, or read a field this one lacks? [see "
-                "'with' above]");
+  static_assert(
+      Callable,
+      "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
+      "Point. Does it take another context type, or read a field this one lacks? [see "
+      "'with' above]");
 #endif
 }
 
 template <class HookA, class HookB, class Runner, bool Distinct>
 constexpr void state_keys_distinct() {
 #if HOOKFORGE_COMPOSED_MESSAGES
-  static_assert(Distinct, detail::static_message{}
-                    << "hookforge: " << hook_name<HookA>() << " and " << hook_name<HookB>() << " on "
-                    << runner_name<Runner>() << " share the state key '" << state_key_of<HookA>()
-                    << "' (hooks with state_dict() or event-filter counts are saved by key). Give one "
-                    << "its own key with hookforge::keyed<\"name\">(hook).");
+  static_assert(
+      Distinct,
+      detail::static_message{}
+          << "hookforge: " << hook_name<HookA>() << " and " << hook_name<HookB>() << " on "
+          << runner_name<Runner>() << " share the state key '" << state_key_of<HookA>()
+          << "' (hooks with state_dict() or event-filter counts are saved by key). Give one "
+          << "its own key with hookforge::keyed<\"name\">(hook).");
 #else
   static_assert(Distinct,
                 "hookforge: two stateful hooks on this runner share a state key (hooks with "
@@ -159,26 +173,30 @@ template <class HookCtx, class Runner, bool Matches>
 constexpr void any_hook_context_matches() {
 #if HOOKFORGE_COMPOSED_MESSAGES
   static_assert(Matches, detail::static_message{}
-                    << "hookforge: an any_hook<" << type_name<HookCtx>() << "> cannot be attached to "
-                    << runner_name<Runner>() << ", whose handlers receive " << type_name<context_of<Runner>>()
-                    << ". Make the hook as hookforge::any_hook<" << type_name<context_of<Runner>>()
-                    << ">(...)");
+                             << "hookforge: an any_hook<" << type_name<HookCtx>()
+                             << "> cannot be attached to " << runner_name<Runner>()
+                             << ", whose handlers receive " << type_name<context_of<Runner>>()
+                             << ". Make the hook as hookforge::any_hook<"
+                             << type_name<context_of<Runner>>() << ">(...)");
 #else
-  static_assert(Matches,
-                "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
-                "another context type (Runner::Ctx). Make the hook as "
-                "hookforge::any_hook<Runner::Ctx>(...) [HookCtx, Runner: see 'with' above]");
+  static_assert(
+      Matches,
+      "hookforge: an any_hook<HookCtx> cannot be attached to Runner, whose handlers receive "
+      "another context type (Runner::Ctx). Make the hook as "
+      "hookforge::any_hook<Runner::Ctx>(...) [HookCtx, Runner: see 'with' above]");
 #endif
 }
 
 template <class Runner, bool TakesRuntimeHooks>
 constexpr void runner_takes_runtime_hooks() {
 #if HOOKFORGE_COMPOSED_MESSAGES
-  static_assert(TakesRuntimeHooks, detail::static_message{}
-                    << "hookforge: " << runner_name<Runner>() << " has no slot for config-loaded hooks, "
-                    << "so attach() cannot take an any_hook. Construct it with hookforge::runtime_hooks{} "
-                    << "among its hooks, e.g. " << runner_name<Runner>()
-                    << " runner{hook, ..., hookforge::runtime_hooks{}}");
+  static_assert(
+      TakesRuntimeHooks,
+      detail::static_message{}
+          << "hookforge: " << runner_name<Runner>() << " has no slot for config-loaded hooks, "
+          << "so attach() cannot take an any_hook. Construct it with hookforge::runtime_hooks{} "
+          << "among its hooks, e.g. " << runner_name<Runner>()
+          << " runner{hook, ..., hookforge::runtime_hooks{}}");
 #else
   static_assert(TakesRuntimeHooks,
                 "hookforge: Runner has no slot for config-loaded hooks, so attach() cannot take an "
@@ -222,8 +240,9 @@ template <class Runner, class Hook, class B, class Points = typename B::points>
 struct uncallable_in;
 template <class Runner, class Hook, class B, class... P>
 struct uncallable_in<Runner, Hook, B, point_list<P...>> {
-  static constexpr std::size_t index = first_true(
-      {(points_of<Runner>::template contains<P> && !handler_callable<Hook, B, P, context_of<Runner>>)...});
+  static constexpr std::size_t index =
+      first_true({(points_of<Runner>::template contains<P> &&
+                   !handler_callable<Hook, B, P, context_of<Runner>>)...});
   static constexpr bool found = index < sizeof...(P);
   using point = type_at_t<index, type_list<P..., void>>;  // void when none
 };
@@ -236,8 +255,8 @@ struct binding_report<Runner, Hook, type_list<B...>> {
   using unbound = type_at_t<first_true({!binds_to<Runner, B>()...}), type_list<B..., no_binding>>;
 
   /// The first (binding, point) where the handler cannot take the context.
-  using uncallable =
-      type_at_t<first_true({uncallable_in<Runner, Hook, B>::found...}), type_list<B..., no_binding>>;
+  using uncallable = type_at_t<first_true({uncallable_in<Runner, Hook, B>::found...}),
+                               type_list<B..., no_binding>>;
   using uncallable_point = typename uncallable_in<Runner, Hook, uncallable>::point;
 };
 
@@ -250,7 +269,8 @@ struct attach_report {
   static constexpr int priority = skip ? priority::NORMAL : priority_of<Hook>();
   static constexpr bool priority_ok = priority::in_range(priority);
 
-  using bindings = binding_report<Runner, Hook, std::conditional_t<skip, type_list<>, bindings_of<Hook>>>;
+  using bindings =
+      binding_report<Runner, Hook, std::conditional_t<skip, type_list<>, bindings_of<Hook>>>;
   using unbound = typename bindings::unbound;
   static constexpr bool binds_here = std::is_same_v<unbound, no_binding>;
   using uncallable = typename bindings::uncallable;
@@ -264,9 +284,11 @@ constexpr auto static_state_keys() {
   constexpr std::size_t n = (std::size_t{persistent<Hooks>} + ... + 0);
   std::array<std::string_view, n> keys{};
   std::size_t i = 0;
-  ([&] {
-    if constexpr (persistent<Hooks>) keys[i++] = state_key_of<Hooks>();
-  }(), ...);
+  (
+      [&] {
+        if constexpr (persistent<Hooks>) keys[i++] = state_key_of<Hooks>();
+      }(),
+      ...);
   return keys;
 }
 

@@ -61,11 +61,17 @@ template <std::size_t... I, class... Hooks>
 struct hook_slots<std::index_sequence<I...>, Hooks...> : hook_slot<I, Hooks>... {};
 
 template <std::size_t I, class H>
-constexpr H& hook_at(hook_slot<I, H>& s) { return s.hook; }
+constexpr H& hook_at(hook_slot<I, H>& s) {
+  return s.hook;
+}
 template <std::size_t I, class H>
-constexpr const H& hook_at(const hook_slot<I, H>& s) { return s.hook; }
+constexpr const H& hook_at(const hook_slot<I, H>& s) {
+  return s.hook;
+}
 template <class H, std::size_t I>
-constexpr H& hook_of_type(hook_slot<I, H>& s) { return s.hook; }
+constexpr H& hook_of_type(hook_slot<I, H>& s) {
+  return s.hook;
+}
 
 /// The type of the I-th hook (unevaluated use only).
 template <std::size_t I, class H>
@@ -197,13 +203,15 @@ class hook_pack {
     // that name the hook, its method, the point and the runner (see checks.hpp).
     static_assert((std::size_t{std::is_same_v<Hooks, runtime_hooks>} + ... + 0) <= 1,
                   "hookforge: list hookforge::runtime_hooks at most once among a runner's hooks");
-    (check::hook_has_handlers<Hooks, Runner, detail::attach_report<Runner, Hooks>::has_handlers>(), ...);
+    (check::hook_has_handlers<Hooks, Runner, detail::attach_report<Runner, Hooks>::has_handlers>(),
+     ...);
     (check::priority_in_range<Hooks, detail::attach_report<Runner, Hooks>::priority,
                               detail::attach_report<Runner, Hooks>::priority_ok>(),
      ...);
-    (check::handler_binds_to_runner<Hooks, detail::attach_report<Runner, Hooks>::unbound::method_name,
-                                    typename detail::attach_report<Runner, Hooks>::unbound::points, Runner,
-                                    detail::attach_report<Runner, Hooks>::binds_here>(),
+    (check::handler_binds_to_runner<Hooks,
+                                    detail::attach_report<Runner, Hooks>::unbound::method_name,
+                                    typename detail::attach_report<Runner, Hooks>::unbound::points,
+                                    Runner, detail::attach_report<Runner, Hooks>::binds_here>(),
      ...);
     (check::handler_takes_runner_context<
          Hooks, detail::attach_report<Runner, Hooks>::uncallable::method_name,
@@ -211,7 +219,8 @@ class hook_pack {
          detail::attach_report<Runner, Hooks>::callable>(),
      ...);
     using keys = detail::state_key_report<Hooks...>;
-    check::state_keys_distinct<typename keys::first, typename keys::second, Runner, keys::distinct>();
+    check::state_keys_distinct<typename keys::first, typename keys::second, Runner,
+                               keys::distinct>();
   }
 
   /// Run every handler bound to point P, in order.
@@ -249,7 +258,8 @@ class hook_pack {
     check::any_hook_context_matches<Ctx, Runner, same_context>();
     if constexpr (takes_runtime_hooks && same_context) {
       constexpr auto keys = detail::static_state_keys<Hooks...>();
-      runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy);
+      runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys,
+                       policy);
     }
   }
 
@@ -266,19 +276,25 @@ class hook_pack {
   }
 
   template <std::size_t I>
-  auto& get() { return detail::hook_at<I>(hooks_); }
+  auto& get() {
+    return detail::hook_at<I>(hooks_);
+  }
   /// The hook of type H (ambiguous, so an error, when two hooks share it).
   template <class H>
-  H& get() { return detail::hook_of_type<H>(hooks_); }
+  H& get() {
+    return detail::hook_of_type<H>(hooks_);
+  }
 
   /// Call f(key, hook) for every stateful static hook; runtime ones are in runtime().states().
   template <class F>
   void for_each_stateful(F&& f) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ([&] {
-        using H = hook_t<I>;
-        if constexpr (stateful<H>) f(state_key_of<H>(), get<I>());
-      }(), ...);
+      (
+          [&] {
+            using H = hook_t<I>;
+            if constexpr (stateful<H>) f(state_key_of<H>(), get<I>());
+          }(),
+          ...);
     }(std::index_sequence_for<Hooks...>{});
   }
 
@@ -287,10 +303,12 @@ class hook_pack {
   template <class F>
   void for_each_counted(F&& f) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ([&] {
-        using H = hook_t<I>;
-        if constexpr (counted<H>) f(state_key_of<H>(), get<I>());
-      }(), ...);
+      (
+          [&] {
+            using H = hook_t<I>;
+            if constexpr (counted<H>) f(state_key_of<H>(), get<I>());
+          }(),
+          ...);
     }(std::index_sequence_for<Hooks...>{});
   }
 
@@ -347,7 +365,8 @@ class hook_pack {
         dynamic[r].call(dynamic[r].object, &ctx);
       }
     };
-    ((dynamic_may_run_before<Order, K>() ? run_dynamic_before(Order[K].priority, Order[K].hook) : void(),
+    ((dynamic_may_run_before<Order, K>() ? run_dynamic_before(Order[K].priority, Order[K].hook)
+                                         : void(),
       call<K, Order, P>(ctx)),
      ...);
     for (; r < dynamic.size(); ++r) dynamic[r].call(dynamic[r].object, &ctx);
@@ -359,7 +378,8 @@ class hook_pack {
   void add_rows(std::vector<binding_row>& rows) const {
     constexpr auto& fixed = detail::static_rows_v<points_of<Runner>, P, Hooks...>;
     if constexpr (takes_runtime_hooks)
-      detail::append_rows(rows, P::name, fixed, runtime().described_at(points_of<Runner>::template index_of<P>),
+      detail::append_rows(rows, P::name, fixed,
+                          runtime().described_at(points_of<Runner>::template index_of<P>),
                           runtime_index);
     else
       detail::append_rows(rows, P::name, fixed, {}, runtime_index);

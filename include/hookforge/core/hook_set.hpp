@@ -30,7 +30,8 @@ inline constexpr bool is_hook_set<hook_set<Hooks...>> = true;
 
 template <class... Hooks>
 class hook_set {
-  static_assert(!(detail::is_hook_set<Hooks> || ...), "hookforge: a hook_set holds hooks, not other hook_sets");
+  static_assert(!(detail::is_hook_set<Hooks> || ...),
+                "hookforge: a hook_set holds hooks, not other hook_sets");
 
  public:
   explicit hook_set(Hooks... hooks) : hooks(std::move(hooks)...) {}
@@ -79,7 +80,9 @@ struct pack_over<Runner, type_list<Hooks...>> {
 
 /// The pack of the hooks the arguments stand for, sets opened.
 template <class Runner, class... Args>
-using flat_pack = typename pack_over<Runner, typename concat_lists<typename attached_hooks<Args>::type...>::type>::type;
+using flat_pack =
+    typename pack_over<Runner,
+                       typename concat_lists<typename attached_hooks<Args>::type...>::type>::type;
 
 }  // namespace detail
 
@@ -91,10 +94,11 @@ class hook_pack<Runner, Args...> : public detail::flat_pack<Runner, Args...> {
 
  public:
   explicit hook_pack(Args... args)
-      : hook_pack(std::tuple_cat(detail::attached_hooks<Args>::take(std::move(args))...),
-                  std::make_index_sequence<(std::tuple_size_v<decltype(detail::attached_hooks<Args>::take(
-                                                std::declval<Args>()))> +
-                                            ...)>{}) {}
+      : hook_pack(
+            std::tuple_cat(detail::attached_hooks<Args>::take(std::move(args))...),
+            std::make_index_sequence<(std::tuple_size_v<decltype(detail::attached_hooks<Args>::take(
+                                          std::declval<Args>()))> +
+                                      ...)>{}) {}
 
  private:
   // Straight into the pack's own constructor, so a failed attach check of a set's hook is

@@ -15,7 +15,9 @@ namespace hookforge {
 /// The hook's own priority: `static constexpr int priority`, else NORMAL.
 template <class H>
 constexpr int priority_of() {
-  if constexpr (requires { { H::priority } -> std::convertible_to<int>; })
+  if constexpr (requires {
+                  { H::priority } -> std::convertible_to<int>;
+                })
     return H::priority;
   else
     return priority::NORMAL;

@@ -41,8 +41,8 @@ constexpr std::size_t insertion_index(std::size_t n, order_key k, KeyAt key_at) 
 /// static handler `a` and before `b`, its successor? Firing checks the runtime
 /// list only there, so static handlers elsewhere stay back-to-back direct calls.
 constexpr bool may_fall_between(order_key a, order_key b, std::size_t runtime_position) {
-  return a.priority != b.priority ||
-         runs_before({a.priority, runtime_position}, a) != runs_before({b.priority, runtime_position}, b);
+  return a.priority != b.priority || runs_before({a.priority, runtime_position}, a) !=
+                                         runs_before({b.priority, runtime_position}, b);
 }
 
 }  // namespace hookforge::detail

@@ -11,11 +11,10 @@
 #include <string_view>
 #include <type_traits>
 
-
-#define HOOKFORGE_POINT(point_name)                                  \
-  struct point_name {                                                \
-    static constexpr ::std::string_view name = #point_name;          \
-    static constexpr bool is_hookforge_point = true;                 \
+#define HOOKFORGE_POINT(point_name)                         \
+  struct point_name {                                       \
+    static constexpr ::std::string_view name = #point_name; \
+    static constexpr bool is_hookforge_point = true;        \
   }
 
 namespace hookforge {

@@ -67,8 +67,8 @@ inline std::string encode_png(const torch::Tensor& pixels) {
   png_alloc_size_t size = 0;
   const void* data = pixels.data_ptr<std::uint8_t>();
   std::string bytes;
-  if (png_image_write_to_memory(&image, nullptr, &size, /*convert_to_8bit=*/0, data, /*row_stride=*/0,
-                                nullptr)) {
+  if (png_image_write_to_memory(&image, nullptr, &size, /*convert_to_8bit=*/0, data,
+                                /*row_stride=*/0, nullptr)) {
     bytes.resize(size);
     if (png_image_write_to_memory(&image, bytes.data(), &size, 0, data, 0, nullptr)) {
       bytes.resize(size);
@@ -83,11 +83,11 @@ inline std::string encode_png(const torch::Tensor& pixels) {
 }  // namespace detail::hooks
 
 struct batch_image_saver_options {
-  std::filesystem::path out_dir;               ///< required: the images go to <out_dir>/<epoch>/
-  std::vector<std::string> fields = {"output"};///< non-empty: the entry's image fields to save
-  std::vector<std::int64_t> batches = {};      ///< batch indices (>= 0) to save; empty: use `every`
-  std::int64_t every = 1;                      ///< >= 1: with `batches` empty, batch_idx % every == 0
-  std::int64_t max_images = 0;                 ///< >= 0: samples saved per batch (0: all)
+  std::filesystem::path out_dir;                 ///< required: the images go to <out_dir>/<epoch>/
+  std::vector<std::string> fields = {"output"};  ///< non-empty: the entry's image fields to save
+  std::vector<std::int64_t> batches = {};  ///< batch indices (>= 0) to save; empty: use `every`
+  std::int64_t every = 1;                  ///< >= 1: with `batches` empty, batch_idx % every == 0
+  std::int64_t max_images = 0;             ///< >= 0: samples saved per batch (0: all)
   std::pair<double, double> value_range = {0.0, 1.0};  ///< [low, high], low < high: mapped to 0…255
 };
 
@@ -101,18 +101,23 @@ class BatchImageSaver {
     if (options_.fields.empty())
       throw std::invalid_argument("BatchImageSaver: fields must name at least one field, got none");
     for (const auto& f : options_.fields)
-      if (f.empty()) throw std::invalid_argument("BatchImageSaver: fields must be field names, got \"\"");
+      if (f.empty())
+        throw std::invalid_argument("BatchImageSaver: fields must be field names, got \"\"");
     for (auto b : options_.batches)
-      if (b < 0) throw std::invalid_argument(fmt::format("BatchImageSaver: batches must be >= 0, got {}", b));
+      if (b < 0)
+        throw std::invalid_argument(
+            fmt::format("BatchImageSaver: batches must be >= 0, got {}", b));
     if (options_.every < 1)
-      throw std::invalid_argument(fmt::format("BatchImageSaver: every must be >= 1, got {}", options_.every));
-    if (!options_.batches.empty() && options_.every != 1)
-      throw std::invalid_argument(fmt::format(
-          "BatchImageSaver: batches and every select batches two ways; give one, got {} batches and every {}",
-          options_.batches.size(), options_.every));
-    if (options_.max_images < 0)
       throw std::invalid_argument(
-          fmt::format("BatchImageSaver: max_images must be >= 0 (0: all), got {}", options_.max_images));
+          fmt::format("BatchImageSaver: every must be >= 1, got {}", options_.every));
+    if (!options_.batches.empty() && options_.every != 1)
+      throw std::invalid_argument(
+          fmt::format("BatchImageSaver: batches and every select batches two ways; give one, got "
+                      "{} batches and every {}",
+                      options_.batches.size(), options_.every));
+    if (options_.max_images < 0)
+      throw std::invalid_argument(fmt::format(
+          "BatchImageSaver: max_images must be >= 0 (0: all), got {}", options_.max_images));
     const auto [low, high] = options_.value_range;
     if (!(low < high) || !std::isfinite(low) || !std::isfinite(high))
       throw std::invalid_argument(fmt::format(
@@ -140,12 +145,14 @@ class BatchImageSaver {
     }
   }
 
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(save_batch, points::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save_batch, points::on_post_step));
 
   /// Is batch `batch_idx` of an epoch one to save?
   bool selected(std::int64_t batch_idx) const {
     if (!options_.batches.empty())
-      return std::find(options_.batches.begin(), options_.batches.end(), batch_idx) != options_.batches.end();
+      return std::find(options_.batches.begin(), options_.batches.end(), batch_idx) !=
+             options_.batches.end();
     return batch_idx % options_.every == 0;
   }
   /// PNG files written so far.
@@ -155,20 +162,30 @@ class BatchImageSaver {
  private:
   /// The field's first max_images samples as uint8 [k, H, W, C] on the host (one counted read).
   torch::Tensor host_pixels(const std::string& field, const torch::Tensor& images) const {
-    const bool shape_ok = images.defined() &&
-                          (images.dim() == 3 || (images.dim() == 4 && (images.size(1) == 1 || images.size(1) == 3)));
+    const bool shape_ok =
+        images.defined() &&
+        (images.dim() == 3 || (images.dim() == 4 && (images.size(1) == 1 || images.size(1) == 3)));
     if (!shape_ok)
-      throw std::invalid_argument(fmt::format(
-          "BatchImageSaver: field '{}' must be images [N, C, H, W] with C = 1 or 3, or [N, H, W]; got {}", field,
-          images.defined() ? "shape " + c10::str(images.sizes()) : std::string("an undefined tensor")));
+      throw std::invalid_argument(
+          fmt::format("BatchImageSaver: field '{}' must be images [N, C, H, W] with C = 1 or 3, or "
+                      "[N, H, W]; got {}",
+                      field,
+                      images.defined() ? "shape " + c10::str(images.sizes())
+                                       : std::string("an undefined tensor")));
     torch::NoGradGuard no_grad;
     auto x = images.detach();
-    if (options_.max_images > 0 && x.size(0) > options_.max_images) x = x.slice(0, 0, options_.max_images);
+    if (options_.max_images > 0 && x.size(0) > options_.max_images)
+      x = x.slice(0, 0, options_.max_images);
     if (x.dim() == 3) x = x.unsqueeze(1);
     const auto [low, high] = options_.value_range;
     x = torch::nan_to_num(x.to(torch::kFloat), low, high, low).clamp(low, high);
-    x = ((x - low) * (255.0 / (high - low))).round().to(torch::kUInt8).permute({0, 2, 3, 1}).contiguous();
-    detail::host_read_count.fetch_add(1, std::memory_order_relaxed);  // counted as hookforge::host_read
+    x = ((x - low) * (255.0 / (high - low)))
+            .round()
+            .to(torch::kUInt8)
+            .permute({0, 2, 3, 1})
+            .contiguous();
+    detail::host_read_count.fetch_add(
+        1, std::memory_order_relaxed);  // counted as hookforge::host_read
     return x.to(torch::kCPU);
   }
 

@@ -93,8 +93,7 @@ class CheckInvalidLoss {
     if (!loss.defined()) return;
     const double value = host_read(loss.detach());
     if (std::isfinite(value)) return;
-    message_ =
-        fmt::format("CheckInvalidLoss: {} is {} at {}", name, value, context_position(ctx));
+    message_ = fmt::format("CheckInvalidLoss: {} is {} at {}", name, value, context_position(ctx));
     if (options_.action == invalid_loss_action::raise) throw std::runtime_error(message_);
     tripped_ = true;
     skip_update(ctx);

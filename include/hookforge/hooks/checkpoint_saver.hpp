@@ -243,12 +243,9 @@ class CheckpointSaver {
 
   /// Bookkeeping, saved in the trainer's checkpoints (section "hooks.trainer.CheckpointSaver").
   state_map state_dict() const {
-    return {{"kept", string_list(books_.kept)},
-            {"last", books_.last},
-            {"best_metric", books_.best_metric},
-            {"best_score", best_score_},
-            {"best_file", books_.best_file},
-            {"stale", string_list(books_.stale)}};
+    return {{"kept", string_list(books_.kept)},  {"last", books_.last},
+            {"best_metric", books_.best_metric}, {"best_score", best_score_},
+            {"best_file", books_.best_file},     {"stale", string_list(books_.stale)}};
   }
 
   void load_state_dict(const state_map& state) {

@@ -27,7 +27,8 @@
 namespace hookforge {
 
 struct d_warmup_options {
-  std::int64_t batches = 0;  ///< >= 0: the run's first `batches` batches update D only (0: no warm-up)
+  std::int64_t batches =
+      0;  ///< >= 0: the run's first `batches` batches update D only (0: no warm-up)
 };
 
 class DWarmup {
@@ -36,7 +37,8 @@ class DWarmup {
 
   explicit DWarmup(d_warmup_options options) : options_(options) {
     if (options_.batches < 0)
-      throw std::invalid_argument(fmt::format("DWarmup: batches must be >= 0, got {}", options_.batches));
+      throw std::invalid_argument(
+          fmt::format("DWarmup: batches must be >= 0, got {}", options_.batches));
   }
   explicit DWarmup(std::int64_t batches) : DWarmup(d_warmup_options{.batches = batches}) {}
 

@@ -22,8 +22,8 @@
 namespace hookforge {
 
 struct default_hooks_options {
-  progress_bar_options progress = {};      ///< its `timer` is set to the bundle's timer
-  loss_logger_options logger = {};         ///< files in the trainer's work_dir unless out_dir is set
+  progress_bar_options progress = {};  ///< its `timer` is set to the bundle's timer
+  loss_logger_options logger = {};     ///< files in the trainer's work_dir unless out_dir is set
   checkpoint_saver_options checkpoint = {};
 };
 

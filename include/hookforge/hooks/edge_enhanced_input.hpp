@@ -1,8 +1,9 @@
 // hookforge/hooks/edge_enhanced_input.hpp — EdgeEnhancedInput: appends a Sobel edge-magnitude
 // channel to an image field before the model sees it.
 //
-//   TrainingEpochRunner train{optimizer, {}, hookforge::EdgeEnhancedInput{}};       // "input": C -> C + 1
-//   GANTrainingRunner gan{d_opt, g_opt, {}, hookforge::EdgeEnhancedInput{{.field = "lr"}}};
+//   TrainingEpochRunner train{optimizer, {}, hookforge::EdgeEnhancedInput{}};       // "input": C
+//   -> C + 1 GANTrainingRunner gan{d_opt, g_opt, {}, hookforge::EdgeEnhancedInput{{.field =
+//   "lr"}}};
 //
 // At on_pre_step (after the batch is on the device, before the forward) the field, a
 // floating-point [N, C, H, W] batch, becomes cat({field, edges}, dim 1), where
@@ -42,15 +43,17 @@ inline torch::Tensor sobel_edge_magnitude(const torch::Tensor& images, double ep
   if (!images.defined() || images.dim() != 4 || !images.is_floating_point())
     throw std::invalid_argument(fmt::format(
         "sobel_edge_magnitude: the images must be a floating-point [N, C, H, W] tensor, got {}",
-        images.defined() ? fmt::format("a {}-d {} tensor", images.dim(), c10::toString(images.scalar_type()))
-                         : std::string("an undefined tensor")));
+        images.defined()
+            ? fmt::format("a {}-d {} tensor", images.dim(), c10::toString(images.scalar_type()))
+            : std::string("an undefined tensor")));
   auto gray = images.mean(1, /*keepdim=*/true);
   auto padded = torch::replication_pad2d(gray, {1, 1, 1, 1});
-  auto kx = torch::tensor({-1.0, 0.0, 1.0, -2.0, 0.0, 2.0, -1.0, 0.0, 1.0},
-                          torch::TensorOptions().dtype(images.scalar_type()).device(images.device()))
-                .view({1, 1, 3, 3});
+  auto kx =
+      torch::tensor({-1.0, 0.0, 1.0, -2.0, 0.0, 2.0, -1.0, 0.0, 1.0},
+                    torch::TensorOptions().dtype(images.scalar_type()).device(images.device()))
+          .view({1, 1, 3, 3});
   auto kernels = torch::cat({kx, kx.transpose(2, 3)}, 0);  // [2, 1, 3, 3]: gx, gy
-  auto g = torch::conv2d(padded, kernels);                    // [N, 2, H, W]
+  auto g = torch::conv2d(padded, kernels);                 // [N, 2, H, W]
   return (g.pow(2).sum(1, /*keepdim=*/true) + eps).sqrt();
 }
 
@@ -69,7 +72,8 @@ class EdgeEnhancedInput {
  public:
   static constexpr int priority = priority::NORMAL;
 
-  explicit EdgeEnhancedInput(edge_enhanced_input_options options = {}) : options_(std::move(options)) {
+  explicit EdgeEnhancedInput(edge_enhanced_input_options options = {})
+      : options_(std::move(options)) {
     if (options_.field.empty())
       throw std::invalid_argument("EdgeEnhancedInput: field must be a field name, got \"\"");
     if (!(options_.eps >= 0) || !std::isfinite(options_.eps))
@@ -85,11 +89,13 @@ class EdgeEnhancedInput {
     try {
       append_edge_channel(ctx.entry, options_.field, options_.eps);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("EdgeEnhancedInput: field '{}': {}", options_.field, e.what()));
+      throw std::invalid_argument(
+          fmt::format("EdgeEnhancedInput: field '{}': {}", options_.field, e.what()));
     }
   }
 
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(append_edges, points::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(append_edges, points::on_pre_step));
 
   const edge_enhanced_input_options& options() const { return options_; }
 

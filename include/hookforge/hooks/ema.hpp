@@ -95,10 +95,9 @@ class EMA {
   /// Every point EMA acts at goes through this one handler, so that each component it is
   /// attached to (trainer, training runner, validation runner) has a point of it.
   template <class C, class P>
-    requires one_of_points<P, points::on_post_step, points::on_epoch_start,
-                                          points::on_epoch_end, points::on_before_save_checkpoint,
-                                          points::on_after_save_checkpoint,
-                                          points::on_after_load_checkpoint>
+    requires one_of_points<P, points::on_post_step, points::on_epoch_start, points::on_epoch_end,
+                           points::on_before_save_checkpoint, points::on_after_save_checkpoint,
+                           points::on_after_load_checkpoint>
   void handle(C& ctx, P) {
     constexpr bool training = training_context<C>;
     if constexpr (std::is_same_v<P, points::on_post_step>) {

@@ -96,8 +96,7 @@ class GradientClip {
 
     torch::NoGradGuard no_grad;
     const bool by_norm = options_.max_norm > 0;
-    const bool check =
-        options_.nonfinite != nonfinite_grads::ignore && !scaler_enabled(ctx);
+    const bool check = options_.nonfinite != nonfinite_grads::ignore && !scaler_enabled(ctx);
     last_norm_ = torch::Tensor();
     if (by_norm || check)
       last_norm_ =

@@ -48,10 +48,10 @@ struct iteration_times {
   double mean_data = 0;         ///< this epoch's means of the three
   double mean_step = 0;
   double mean_iteration = 0;
-  double elapsed = 0;     ///< since this epoch's on_epoch_start
-  double epoch_eta = -1;  ///< left in this epoch at the mean iteration time (-1: unknown)
-  double run_eta = -1;    ///< left in the run's training: this epoch and the epochs after
-                          ///< it (-1: unknown, and always for evaluation)
+  double elapsed = 0;             ///< since this epoch's on_epoch_start
+  double epoch_eta = -1;          ///< left in this epoch at the mean iteration time (-1: unknown)
+  double run_eta = -1;            ///< left in the run's training: this epoch and the epochs after
+                                  ///< it (-1: unknown, and always for evaluation)
   std::int64_t device_steps = 0;  ///< steps of this epoch timed on the GPU so far
   double device_step = -1;        ///< the latest of them: GPU time (-1: none, or not on CUDA)
   double mean_device_step = -1;   ///< their mean (-1: none)
@@ -76,8 +76,7 @@ class IterTimer {
   /// One handler for the three points, so the timer attaches to runners without
   /// on_pre_step (validation, inference) too.
   template <epoch_context C, class P>
-    requires one_of_points<P, points::on_epoch_start, points::on_pre_step,
-                                          points::on_post_step>
+    requires one_of_points<P, points::on_epoch_start, points::on_pre_step, points::on_post_step>
   void tick(C& ctx, P) {
     if constexpr (std::is_same_v<P, points::on_epoch_start>)
       start<C>();

@@ -111,15 +111,17 @@ class LossLogger {
   /// runner whose context has the counters (epoch_counters) and the step's `loss` tensor
   /// gets these rows; the learning rates come from its `optimizer`, when it has one.
   template <class C>
-    requires std::derived_from<C, epoch_counters> && requires(C& c) { { c.loss } -> std::convertible_to<torch::Tensor>; }
+    requires std::derived_from<C, epoch_counters> && requires(C& c) {
+      { c.loss } -> std::convertible_to<torch::Tensor>;
+    }
   void log(C& ctx) {
     if (options_.interval == 0 || (ctx.global_step + 1) % options_.interval != 0 ||
         !ctx.loss.defined())
       return;
     detail::metrics_table::row r{{"epoch", static_cast<double>(ctx.epoch + 1), true},
-                          {"batch", static_cast<double>(ctx.batch_idx + 1), true},
-                          {"step", static_cast<double>(ctx.global_step + 1), true},
-                          {"loss", host_read(ctx.loss)}};
+                                 {"batch", static_cast<double>(ctx.batch_idx + 1), true},
+                                 {"step", static_cast<double>(ctx.global_step + 1), true},
+                                 {"loss", host_read(ctx.loss)}};
     std::vector<double> lrs;
     if constexpr (requires { ctx.optimizer->param_groups(); })
       if (ctx.optimizer)
@@ -163,7 +165,8 @@ class LossLogger {
  private:
   /// The first write drops what a resumed run is about to write again: the rows of
   /// epochs after `completed`, the epochs completed when this run started.
-  void write(detail::metrics_table::table& t, const detail::metrics_table::row& r, std::int64_t completed) {
+  void write(detail::metrics_table::table& t, const detail::metrics_table::row& r,
+             std::int64_t completed) {
     const auto dir = directory();
     if (!started_) {
       std::filesystem::create_directories(dir);

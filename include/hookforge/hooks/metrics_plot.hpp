@@ -62,15 +62,16 @@ namespace hookforge {
 
 /// MetricsPlot's options.
 struct metrics_plot_options {
-  std::int64_t interval = 1;           ///< draw every N epochs; 0: only at on_training_finished
-  std::filesystem::path out_dir = {};  ///< folder of metrics.csv and the image; empty: the trainer's work_dir
-  std::string csv = "metrics.csv";     ///< the table read, in out_dir
+  std::int64_t interval = 1;  ///< draw every N epochs; 0: only at on_training_finished
+  std::filesystem::path out_dir =
+      {};  ///< folder of metrics.csv and the image; empty: the trainer's work_dir
+  std::string csv = "metrics.csv";  ///< the table read, in out_dir
   std::string filename = "metrics.png";
   std::vector<std::string> panels = {"loss", "psnr"};  ///< a panel per word: the columns holding it
-  std::int64_t width = 960;            ///< pixels
-  std::int64_t panel_height = 360;     ///< pixels per panel
-  std::string gnuplot = "gnuplot";     ///< the program, looked up in PATH
-  double timeout_seconds = 60;         ///< gnuplot is killed past this
+  std::int64_t width = 960;                            ///< pixels
+  std::int64_t panel_height = 360;                     ///< pixels per panel
+  std::string gnuplot = "gnuplot";                     ///< the program, looked up in PATH
+  double timeout_seconds = 60;                         ///< gnuplot is killed past this
 };
 
 namespace detail::plot {
@@ -87,18 +88,21 @@ struct panel {
 };
 
 inline std::optional<double> number(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   if (text.empty()) return std::nullopt;
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+    return std::nullopt;
   return value;
 }
 
 /// The panels of a CSV table (header first) with `epoch` as x; nullopt without an epoch column.
-inline std::optional<std::vector<panel>> panels_of(const std::vector<std::vector<std::string>>& records,
-                                                   const std::vector<std::string>& words) {
+inline std::optional<std::vector<panel>> panels_of(
+    const std::vector<std::vector<std::string>>& records, const std::vector<std::string>& words) {
   if (records.empty()) return std::nullopt;
   const auto& header = records.front();
   const auto epoch_at = std::find(header.begin(), header.end(), "epoch");
@@ -140,8 +144,9 @@ inline std::string quote(std::string_view text) {
 /// The gnuplot script drawing `panels` into `output`.
 inline std::string script(const std::vector<panel>& panels, const std::filesystem::path& output,
                           const metrics_plot_options& o) {
-  std::string s = fmt::format("set terminal pngcairo size {},{} noenhanced font ',10'\nset output {}\n", o.width,
-                              o.panel_height * static_cast<std::int64_t>(panels.size()), quote(output.string()));
+  std::string s = fmt::format(
+      "set terminal pngcairo size {},{} noenhanced font ',10'\nset output {}\n", o.width,
+      o.panel_height * static_cast<std::int64_t>(panels.size()), quote(output.string()));
   std::size_t block = 0;
   for (const auto& p : panels)
     for (const auto& c : p.curves) {
@@ -165,8 +170,8 @@ inline std::string script(const std::vector<panel>& panels, const std::filesyste
     s += low > 0 && high >= 10 * low ? "set logscale y\n" : "unset logscale y\n";
     s += fmt::format("set ylabel {}\nset title {}\nplot ", quote(p.word), quote(p.word));
     for (std::size_t i = 0; i < p.curves.size(); ++i)
-      s += fmt::format("{}$s{} using 1:2 with linespoints pointtype 7 pointsize 0.6 title {}", i ? ", " : "",
-                       block++, quote(p.curves[i].name));
+      s += fmt::format("{}$s{} using 1:2 with linespoints pointtype 7 pointsize 0.6 title {}",
+                       i ? ", " : "", block++, quote(p.curves[i].name));
     s += "\n";
   }
   if (panels.size() > 1) s += "unset multiplot\n";
@@ -175,7 +180,8 @@ inline std::string script(const std::vector<panel>& panels, const std::filesyste
 
 /// The last non-empty line of `text`.
 inline std::string last_line(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   const auto start = text.find_last_of('\n');
   return std::string(start == std::string_view::npos ? text : text.substr(start + 1));
 }
@@ -190,19 +196,26 @@ class MetricsPlot {
     const auto& o = options_;
     if (o.interval < 0)
       throw std::invalid_argument(
-          fmt::format("MetricsPlot: interval must be >= 0 (0: only at the end of training), got {}", o.interval));
-    if (o.csv.empty()) throw std::invalid_argument("MetricsPlot: csv must name a file, got an empty name");
-    if (o.filename.empty()) throw std::invalid_argument("MetricsPlot: filename must name a file, got an empty name");
-    if (o.panels.empty()) throw std::invalid_argument("MetricsPlot: panels must name at least one word, got none");
+          fmt::format("MetricsPlot: interval must be >= 0 (0: only at the end of training), got {}",
+                      o.interval));
+    if (o.csv.empty())
+      throw std::invalid_argument("MetricsPlot: csv must name a file, got an empty name");
+    if (o.filename.empty())
+      throw std::invalid_argument("MetricsPlot: filename must name a file, got an empty name");
+    if (o.panels.empty())
+      throw std::invalid_argument("MetricsPlot: panels must name at least one word, got none");
     for (const auto& word : o.panels)
-      if (word.empty()) throw std::invalid_argument("MetricsPlot: panels must be words, got an empty one");
+      if (word.empty())
+        throw std::invalid_argument("MetricsPlot: panels must be words, got an empty one");
     if (o.width < 16 || o.width > 10000 || o.panel_height < 16 || o.panel_height > 10000)
       throw std::invalid_argument(fmt::format(
-          "MetricsPlot: width and panel_height must be in [16, 10000] pixels, got {} and {}", o.width,
-          o.panel_height));
-    if (o.gnuplot.empty()) throw std::invalid_argument("MetricsPlot: gnuplot must name a program, got an empty name");
+          "MetricsPlot: width and panel_height must be in [16, 10000] pixels, got {} and {}",
+          o.width, o.panel_height));
+    if (o.gnuplot.empty())
+      throw std::invalid_argument("MetricsPlot: gnuplot must name a program, got an empty name");
     if (!(o.timeout_seconds > 0))
-      throw std::invalid_argument(fmt::format("MetricsPlot: timeout_seconds must be > 0, got {}", o.timeout_seconds));
+      throw std::invalid_argument(
+          fmt::format("MetricsPlot: timeout_seconds must be > 0, got {}", o.timeout_seconds));
   }
 
   /// At on_trainer_epoch_finished: draw every `interval` epochs.
@@ -220,11 +233,13 @@ class MetricsPlot {
     if (disabled_) return false;
     const auto csv = dir / options_.csv, image = dir / options_.filename;
     if (!std::filesystem::exists(csv))
-      return fail(fmt::format("MetricsPlot: no '{}' to draw (attach a LossLogger); no {}", csv.string(),
+      return fail(fmt::format("MetricsPlot: no '{}' to draw (attach a LossLogger); no {}",
+                              csv.string(), options_.filename));
+    auto panels = detail::plot::panels_of(
+        detail::metrics_table::parse_csv(detail::metrics_table::read_text(csv)), options_.panels);
+    if (!panels)
+      return fail(fmt::format("MetricsPlot: '{}' has no epoch column; no {}", csv.string(),
                               options_.filename));
-    auto panels =
-        detail::plot::panels_of(detail::metrics_table::parse_csv(detail::metrics_table::read_text(csv)), options_.panels);
-    if (!panels) return fail(fmt::format("MetricsPlot: '{}' has no epoch column; no {}", csv.string(), options_.filename));
     if (panels->empty()) return false;  // nothing to draw yet
     try {
       write_file_atomically(image, [&](const std::filesystem::path& tmp) {
@@ -234,7 +249,8 @@ class MetricsPlot {
           out << detail::plot::script(*panels, tmp, options_);
           if (!out.flush()) throw std::runtime_error("cannot write the gnuplot script");
         }
-        auto ran = detail::subprocess::run({options_.gnuplot, script.path().string()}, options_.timeout_seconds);
+        auto ran = detail::subprocess::run({options_.gnuplot, script.path().string()},
+                                           options_.timeout_seconds);
         if (!ran.started) throw spawn_failure(ran.spawn_error);
         if (!ran.status.empty()) {
           auto last = detail::plot::last_line(ran.output);
@@ -248,8 +264,9 @@ class MetricsPlot {
     } catch (const spawn_failure& e) {
       disabled_ = true;
       warn(e.error == ENOENT
-               ? fmt::format("MetricsPlot: '{}' not found in PATH (Debian: gnuplot-nox); no {} is drawn",
-                             options_.gnuplot, options_.filename)
+               ? fmt::format(
+                     "MetricsPlot: '{}' not found in PATH (Debian: gnuplot-nox); no {} is drawn",
+                     options_.gnuplot, options_.filename)
                : fmt::format("MetricsPlot: cannot start '{}': {}; no {} is drawn", options_.gnuplot,
                              std::strerror(e.error), options_.filename));
       return false;

@@ -56,10 +56,10 @@ enum class r1_reduction {
 };
 
 struct r1_options {
-  double weight = 10.0;        ///< γ (> 0): the penalty is weight / 2 * E||grad_x D(x)||^2
-  std::int64_t interval = 1;   ///< >= 1: computed every `interval` D phases, scaled by it
+  double weight = 10.0;       ///< γ (> 0): the penalty is weight / 2 * E||grad_x D(x)||^2
+  std::int64_t interval = 1;  ///< >= 1: computed every `interval` D phases, scaled by it
   r1_reduction reduction = r1_reduction::sum;
-  std::string name = "r1";     ///< the term's name in ctx.d_extra_losses (non-empty)
+  std::string name = "r1";  ///< the term's name in ctx.d_extra_losses (non-empty)
 };
 
 class R1GradientPenalty {
@@ -69,8 +69,8 @@ class R1GradientPenalty {
 
   explicit R1GradientPenalty(r1_options options) : options_(std::move(options)) {
     if (!(options_.weight > 0) || options_.weight == std::numeric_limits<double>::infinity())
-      throw std::invalid_argument(
-          fmt::format("R1GradientPenalty: weight must be a finite number > 0, got {}", options_.weight));
+      throw std::invalid_argument(fmt::format(
+          "R1GradientPenalty: weight must be a finite number > 0, got {}", options_.weight));
     if (options_.interval < 1)
       throw std::invalid_argument(
           fmt::format("R1GradientPenalty: interval must be >= 1, got {}", options_.interval));
@@ -91,14 +91,16 @@ class R1GradientPenalty {
     ++d_phases_;
     if (!due) return;
     if (!static_cast<bool>(ctx.discriminate))
-      throw std::logic_error("R1GradientPenalty: the context's discriminate function is empty; the runner "
-                             "must set it to run D on a real sample");
+      throw std::logic_error(
+          "R1GradientPenalty: the context's discriminate function is empty; the runner "
+          "must set it to run D on a real sample");
     last_penalty_ = penalty(ctx.discriminate, ctx.entry.at(ctx.real_field));
     if (!ctx.d_extra_losses.emplace(options_.name, last_penalty_).second)
-      throw std::invalid_argument(fmt::format(
-          "R1GradientPenalty: the D extra losses already have a term '{}'; give this hook another name "
-          "(r1_options::name)",
-          options_.name));
+      throw std::invalid_argument(
+          fmt::format("R1GradientPenalty: the D extra losses already have a term '{}'; give this "
+                      "hook another name "
+                      "(r1_options::name)",
+                      options_.name));
   }
 
   static constexpr auto bindings =
@@ -110,17 +112,19 @@ class R1GradientPenalty {
   template <class D>
   torch::Tensor penalty(D&& d, const torch::Tensor& real) const {
     if (!real.defined() || !real.is_floating_point())
-      throw std::invalid_argument(fmt::format(
-          "R1GradientPenalty: the real sample must be a floating-point tensor, got {}",
-          real.defined() ? std::string(c10::toString(real.scalar_type())) : std::string("an undefined tensor")));
+      throw std::invalid_argument(
+          fmt::format("R1GradientPenalty: the real sample must be a floating-point tensor, got {}",
+                      real.defined() ? std::string(c10::toString(real.scalar_type()))
+                                     : std::string("an undefined tensor")));
     auto x = real.detach().requires_grad_(true);
     torch::Tensor scores;
     {
       torch::AutoGradMode enable_grad(true);
       scores = d(x);
     }
-    auto grad = torch::autograd::grad({scores.sum()}, {x}, /*grad_outputs=*/{}, /*retain_graph=*/true,
-                                      /*create_graph=*/true)[0];
+    auto grad =
+        torch::autograd::grad({scores.sum()}, {x}, /*grad_outputs=*/{}, /*retain_graph=*/true,
+                              /*create_graph=*/true)[0];
     auto squared = grad.to(torch::kFloat).pow(2).reshape({grad.size(0), -1});
     auto per_sample = options_.reduction == r1_reduction::sum ? squared.sum(1) : squared.mean(1);
     return per_sample.mean() * (options_.weight / 2.0 * static_cast<double>(options_.interval));

@@ -59,7 +59,8 @@ concept gan_phase_flags = requires(C& c) {
 /// The fraction p/q closest to x > 0 with q <= max_denominator (Python's
 /// Fraction.limit_denominator: continued fractions, then the better of the last
 /// convergent and the best semiconvergent).
-inline std::pair<std::int64_t, std::int64_t> nearest_fraction(double x, std::int64_t max_denominator) {
+inline std::pair<std::int64_t, std::int64_t> nearest_fraction(double x,
+                                                              std::int64_t max_denominator) {
   std::int64_t p0 = 0, q0 = 1, p1 = 1, q1 = 0;  // convergents h(-2)/k(-2), h(-1)/k(-1)
   double rest = x;
   for (int i = 0; i < 64; ++i) {
@@ -78,7 +79,8 @@ inline std::pair<std::int64_t, std::int64_t> nearest_fraction(double x, std::int
   const std::int64_t k = q1 == 0 ? 0 : (max_denominator - q0) / q1;
   const std::int64_t ps = p0 + k * p1, qs = q0 + k * q1;
   const double err_conv = std::abs(static_cast<double>(p1) / static_cast<double>(q1) - x);
-  const double err_semi = qs > 0 ? std::abs(static_cast<double>(ps) / static_cast<double>(qs) - x) : err_conv;
+  const double err_semi =
+      qs > 0 ? std::abs(static_cast<double>(ps) / static_cast<double>(qs) - x) : err_conv;
   if (qs > 0 && ps > 0 && err_semi < err_conv) return {ps, qs};
   return {p1, q1};
 }
@@ -98,8 +100,8 @@ class StepRatio {
   explicit StepRatio(step_ratio_options options) : options_(options) {
     const double r = options_.ratio;
     if (!(r >= 1e-6 && r <= 1e6))
-      throw std::invalid_argument(
-          fmt::format("StepRatio: ratio must be a number in [1e-6, 1e6] (G updates per D update), got {}", r));
+      throw std::invalid_argument(fmt::format(
+          "StepRatio: ratio must be a number in [1e-6, 1e6] (G updates per D update), got {}", r));
     std::tie(numerator_, denominator_) = detail::hooks::nearest_fraction(r, max_denominator);
   }
   explicit StepRatio(double ratio) : StepRatio(step_ratio_options{.ratio = ratio}) {}
@@ -111,7 +113,8 @@ class StepRatio {
     ctx.run_g = g_due(step);
   }
 
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(set_phases, points::on_pre_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(set_phases, points::on_pre_step));
 
   /// Does the run's batch `global_step` (0-based) update D? (r < 1: always.)
   bool d_due(std::int64_t global_step) const {

@@ -7,7 +7,8 @@
 // as any hookforge::dataset (torch/data/dataset.hpp). `any_dataset` is the cheap-to-copy
 // handle a DataLoader holds. Register a dataset class with `dataset_of`:
 //
-//   HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", hookforge::run::dataset_of<hookforge::ProceduralImages>,
+//   HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages",
+//   hookforge::run::dataset_of<hookforge::ProceduralImages>,
 //                         hookforge::config::options<hookforge::procedural_images_options>(...));
 #pragma once
 

@@ -10,7 +10,7 @@
 //
 // The section is read by every run and used when the run has more than one rank
 // (hookforge-run --nproc N, or WORLD_SIZE > 1 in the environment): settings().rank and
-// settings().world_size are set, each rank joins the process group (hookforge::dist, c10d)
+// settings().world_size are set, each rank joins the process group (hookforge::distributed, c10d)
 // and builds the same config, and with data_parallel the components get
 //   the training runner     GradientAllReduce (the gradients averaged on on_post_backward,
 //                           the model broadcast from rank 0 at the start), ScoreAllReduce
@@ -20,7 +20,7 @@
 // its own). Loaders shard their data (loader.hpp); hooks that write files or print act on
 // rank 0 only (config/hooks.hpp: rank_zero_only). The hooks are registered for configs
 // too (GradientAllReduce, ScoreAllReduce, StopAgreement) when hookforge::run was built
-// with hookforge::dist; in a run of one rank they do nothing.
+// with hookforge::distributed; in a run of one rank they do nothing.
 //
 // data_parallel_hooks() is what the components read while they are built: empty (no hook
 // added) unless hookforge-run set it up for a run of several ranks.
@@ -35,18 +35,18 @@
 
 #include "hookforge/config/hooks.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
-#include "hookforge/dist/buffer_sync.hpp"
+#include "hookforge/distributed/buffer_sync.hpp"
 #include "hookforge/run/values.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/training_runner.hpp"
 
 template <>
-struct hookforge::run::enum_names<hookforge::dist::buffer_sync> {
-  static constexpr std::pair<std::string_view, hookforge::dist::buffer_sync> values[] = {
-      {"off", hookforge::dist::buffer_sync::off},
-      {"broadcast", hookforge::dist::buffer_sync::broadcast},
-      {"average", hookforge::dist::buffer_sync::average}};
+struct hookforge::run::enum_names<hookforge::distributed::buffer_sync> {
+  static constexpr std::pair<std::string_view, hookforge::distributed::buffer_sync> values[] = {
+      {"off", hookforge::distributed::buffer_sync::off},
+      {"broadcast", hookforge::distributed::buffer_sync::broadcast},
+      {"average", hookforge::distributed::buffer_sync::average}};
 };
 
 namespace hookforge::run {
@@ -56,8 +56,8 @@ enum class backend_choice { gloo, nccl };
 
 template <>
 struct enum_names<backend_choice> {
-  static constexpr std::pair<std::string_view, backend_choice> values[] = {{"gloo", backend_choice::gloo},
-                                                                           {"nccl", backend_choice::nccl}};
+  static constexpr std::pair<std::string_view, backend_choice> values[] = {
+      {"gloo", backend_choice::gloo}, {"nccl", backend_choice::nccl}};
 };
 
 /// The `distributed:` section (see the top of this header), read by read_distributed.
@@ -65,7 +65,7 @@ struct distributed_settings {
   backend_choice backend = backend_choice::gloo;
   bool data_parallel = true;
   double bucket_mb = 25;
-  dist::buffer_sync buffers = dist::buffer_sync::off;
+  distributed::buffer_sync buffers = distributed::buffer_sync::off;
   double join_timeout_s = 300;
   double timeout_s = 1800;
 };
@@ -94,18 +94,19 @@ void attach_data_parallel(Pack& pack, const config::hook_list<Runner>& listed,
   if (!make) return;
   for (auto& hook : make()) {
     bool present = false;
-    for (const auto& item : listed.items) present = present || item.hook.type_name() == hook.type_name();
+    for (const auto& item : listed.items)
+      present = present || item.hook.type_name() == hook.type_name();
     if (!present) pack.attach(std::move(hook));
   }
 }
 
 namespace detail {
-/// Whether this hookforge::run was built with hookforge::dist (src/run/distributed.cpp).
+/// Whether this hookforge::run was built with hookforge::distributed (src/run/distributed.cpp).
 bool have_dist();
 /// Join the run the environment describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
 /// LOCAL_RANK) with `s`'s backend and timeouts: the group the data-parallel hooks built
 /// afterwards use. Throws std::invalid_argument for a bad variable or setting,
-/// hookforge::dist::error (a std::runtime_error) when the ranks cannot meet.
+/// hookforge::distributed::error (a std::runtime_error) when the ranks cannot meet.
 void join_from_env(const distributed_settings& s);
 /// With s.data_parallel, set data_parallel_hooks() up (else clear it): the components built
 /// afterwards get the hooks, over the group of this process at that time (a single process

@@ -58,7 +58,8 @@ struct hookforge::run::enum_names<hookforge::nonfinite_grads> {
 template <>
 struct hookforge::run::enum_names<hookforge::invalid_loss_action> {
   static constexpr std::pair<std::string_view, hookforge::invalid_loss_action> values[] = {
-      {"raise", hookforge::invalid_loss_action::raise}, {"stop", hookforge::invalid_loss_action::stop}};
+      {"raise", hookforge::invalid_loss_action::raise},
+      {"stop", hookforge::invalid_loss_action::stop}};
 };
 template <>
 struct hookforge::run::enum_names<hookforge::warmup_mode> {

@@ -21,6 +21,7 @@ struct launch_options {
 /// Run `nproc` ranks of this executable with `args` (its arguments but --nproc), over
 /// 127.0.0.1; returns the launcher's exit code (0: every rank exited 0; 1: one failed or
 /// the launcher was interrupted). Throws launch_error when the ranks cannot be started.
-int launch_local(int nproc, const std::vector<std::string>& args, const launch_options& options = {});
+int launch_local(int nproc, const std::vector<std::string>& args,
+                 const launch_options& options = {});
 
 }  // namespace hookforge::run::detail

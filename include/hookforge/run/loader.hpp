@@ -50,12 +50,12 @@ using run_data_loader = DataLoader<any_dataset, sharded_sampler<default_sampler>
 
 class Loader {
  public:
-  explicit Loader(loader_config c)
-      : loader_(make(require(c.dataset), c)) {
+  explicit Loader(loader_config c) : loader_(make(require(c.dataset), c)) {
     if (loader_.size() == 0)
       throw std::invalid_argument("DataLoader: no batches (the dataset has " +
-                                  std::to_string(loader_.dataset().size()) + " samples, batch_size " +
-                                  std::to_string(c.batch_size) + (c.drop_last ? ", drop_last)" : ")"));
+                                  std::to_string(loader_.dataset().size()) +
+                                  " samples, batch_size " + std::to_string(c.batch_size) +
+                                  (c.drop_last ? ", drop_last)" : ")"));
   }
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
@@ -67,14 +67,15 @@ class Loader {
     const auto& s = settings();
     const bool sharded = c.shard && s.world_size > 1;
     default_sampler order(dataset->size(), c.shuffle, c.seed);
-    return run_data_loader(any_dataset(std::move(dataset)),
-                           sharded_sampler<default_sampler>(order, sharded ? s.rank : 0, sharded ? s.world_size : 1),
-                           loader_options{.batch_size = c.batch_size,
-                                          .shuffle = false,  // the sampler shuffles
-                                          .seed = c.seed,
-                                          .drop_last = c.drop_last,
-                                          .workers = c.workers,
-                                          .pin_memory = c.pin_memory});
+    return run_data_loader(
+        any_dataset(std::move(dataset)),
+        sharded_sampler<default_sampler>(order, sharded ? s.rank : 0, sharded ? s.world_size : 1),
+        loader_options{.batch_size = c.batch_size,
+                       .shuffle = false,  // the sampler shuffles
+                       .seed = c.seed,
+                       .drop_last = c.drop_last,
+                       .workers = c.workers,
+                       .pin_memory = c.pin_memory});
   }
   static std::shared_ptr<const Dataset> require(std::shared_ptr<Dataset> d) {
     if (!d) throw std::invalid_argument("DataLoader: dataset must be given");

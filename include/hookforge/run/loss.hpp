@@ -1,8 +1,8 @@
 // hookforge/run/loss.hpp — the loss kind: a criterion built from a config.
 //
 //   loss:
-//     _target: WeightedSum              # L1, MSE, Charbonnier, WeightedSum, GANDiscriminatorLoss, ...
-//     params:
+//     _target: WeightedSum              # L1, MSE, Charbonnier, WeightedSum, GANDiscriminatorLoss,
+//     ... params:
 //       terms:
 //         - {name: charbonnier, loss: {_target: Charbonnier, params: {eps: 1.0e-3}}}
 //         - {name: l1, weight: 0.1, loss: {_target: L1}}
@@ -12,7 +12,8 @@
 // there is one), and set_epoch reaches criteria with a schedule. Any criterion
 // (torch/data/criterion.hpp) registers through `criterion_loss`:
 //
-//   HOOKFORGE_REGISTER_AS(loss, "Charbonnier", hookforge::run::criterion_loss<hookforge::Charbonnier>,
+//   HOOKFORGE_REGISTER_AS(loss, "Charbonnier",
+//   hookforge::run::criterion_loss<hookforge::Charbonnier>,
 //                         hookforge::config::options<hookforge::charbonnier_options>(...));
 //
 // (its options are checked when built: a criterion's validate()). `loss_fn` is what the
@@ -56,14 +57,19 @@ class criterion_loss final : public Loss {
  public:
   template <class... A>
     requires(std::constructible_from<C, A...> &&
-             !(sizeof...(A) == 1 && (std::is_same_v<std::remove_cvref_t<A>, criterion_loss> && ...)))
+             !(sizeof...(A) == 1 &&
+               (std::is_same_v<std::remove_cvref_t<A>, criterion_loss> && ...)))
   explicit criterion_loss(A&&... args) : criterion_(std::forward<A>(args)...) {
-    static_assert(hookforge::criterion<C>,
-                  "hookforge::run::criterion_loss: C must be callable on a const Entry& and return a Tensor "
-                  "or loss_terms");
-    if constexpr (requires { criterion_.validate(); }) criterion_.validate();  // options checked when built
+    static_assert(
+        hookforge::criterion<C>,
+        "hookforge::run::criterion_loss: C must be callable on a const Entry& and return a Tensor "
+        "or loss_terms");
+    if constexpr (requires { criterion_.validate(); })
+      criterion_.validate();  // options checked when built
   }
-  loss_terms operator()(const Entry& batch) override { return evaluate_criterion(criterion_, batch); }
+  loss_terms operator()(const Entry& batch) override {
+    return evaluate_criterion(criterion_, batch);
+  }
   void set_epoch(std::int64_t epoch) override { update_criterion_schedule(criterion_, epoch); }
   C& criterion() { return criterion_; }
 
@@ -92,7 +98,8 @@ class weighted_sum_loss final : public Loss {
   explicit weighted_sum_loss(std::vector<weighted_term_config> terms) : terms_(std::move(terms)) {
     for (const auto& t : terms_) {
       if (!t.loss) throw std::invalid_argument("WeightedSum: term '" + t.name + "' has no loss");
-      sum_.terms.push_back({t.name, t.weight, [loss = t.loss](const Entry& e) { return total_loss((*loss)(e)); }});
+      sum_.terms.push_back(
+          {t.name, t.weight, [loss = t.loss](const Entry& e) { return total_loss((*loss)(e)); }});
     }
     sum_.validate();
   }
@@ -113,11 +120,14 @@ HOOKFORGE_DECLARE_KIND(loss, hookforge::run::Loss);
 /// A WeightedSum term as a config writes it: a mapping with name, weight (1 by default) and loss.
 template <>
 struct hookforge::config::value_traits<hookforge::run::weighted_term_config> {
-  static std::string expected() { return "a term: a mapping with name, weight (default 1) and loss"; }
+  static std::string expected() {
+    return "a term: a mapping with name, weight (default 1) and loss";
+  }
   template <class B>
   static hookforge::run::weighted_term_config read(B& b, const value& v) {
     if (!v.is_map()) detail::wrong(v, expected());
-    check_keys(v, known_keys{.what = "a key of a WeightedSum term", .names = {"name", "weight", "loss"}});
+    check_keys(
+        v, known_keys{.what = "a key of a WeightedSum term", .names = {"name", "weight", "loss"}});
     hookforge::run::weighted_term_config term;
     bool named = false, has_loss = false;
     for (const auto& item : v.items()) {

@@ -77,16 +77,19 @@ struct rmsprop_config {
 };
 
 namespace detail {
-inline std::vector<torch::Tensor> parameters_of(const std::shared_ptr<Model>& model, const char* who) {
+inline std::vector<torch::Tensor> parameters_of(const std::shared_ptr<Model>& model,
+                                                const char* who) {
   if (!model) throw std::invalid_argument(fmt::format("{}: model must be given", who));
   auto params = model->module().parameters();
-  if (params.empty()) throw std::invalid_argument(fmt::format("{}: the model has no parameters", who));
+  if (params.empty())
+    throw std::invalid_argument(fmt::format("{}: the model has no parameters", who));
   return params;
 }
 inline void check_common(const char* who, double lr, double weight_decay) {
   if (!(lr > 0)) throw std::invalid_argument(fmt::format("{}: lr must be > 0, got {}", who, lr));
   if (!(weight_decay >= 0))
-    throw std::invalid_argument(fmt::format("{}: weight_decay must be >= 0, got {}", who, weight_decay));
+    throw std::invalid_argument(
+        fmt::format("{}: weight_decay must be >= 0, got {}", who, weight_decay));
 }
 inline void check_betas(const char* who, std::pair<double, double> betas) {
   for (double b : {betas.first, betas.second})
@@ -100,12 +103,12 @@ inline std::shared_ptr<torch::optim::SGD> make_sgd(sgd_config c) {
   detail::check_common("SGD", c.lr, c.weight_decay);
   if (c.nesterov && (c.momentum <= 0 || c.dampening != 0))
     throw std::invalid_argument("SGD: nesterov needs momentum > 0 and dampening 0");
-  auto opt = std::make_shared<torch::optim::SGD>(
-      detail::parameters_of(c.model, "SGD"), torch::optim::SGDOptions(c.lr)
-                                                  .momentum(c.momentum)
-                                                  .dampening(c.dampening)
-                                                  .weight_decay(c.weight_decay)
-                                                  .nesterov(c.nesterov));
+  auto opt = std::make_shared<torch::optim::SGD>(detail::parameters_of(c.model, "SGD"),
+                                                 torch::optim::SGDOptions(c.lr)
+                                                     .momentum(c.momentum)
+                                                     .dampening(c.dampening)
+                                                     .weight_decay(c.weight_decay)
+                                                     .nesterov(c.nesterov));
   return keep_alive(std::move(opt), c.model);
 }
 

@@ -9,9 +9,10 @@
 namespace hookforge::run {
 
 namespace detail {
-void link_builtins();    ///< src/run/builtins.cpp
-void link_components();  ///< src/run/components.cpp
-void link_distributed();  ///< src/run/distributed.cpp (the hookforge::dist hooks, when built with it)
+void link_builtins();     ///< src/run/builtins.cpp
+void link_components();   ///< src/run/components.cpp
+void link_distributed();  ///< src/run/distributed.cpp (the hookforge::distributed hooks, when built
+                          ///< with it)
 }  // namespace detail
 
 /// Make sure the built-in classes are registered (see the top of this header).

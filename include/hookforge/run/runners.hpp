@@ -98,7 +98,8 @@ struct validation_config {
 class ValidationRunner {
  public:
   explicit ValidationRunner(validation_config c)
-      : runner_(inference_options{.mixed_precision = c.mixed_precision.value_or(settings().mixed_precision),
+      : runner_(inference_options{.mixed_precision =
+                                      c.mixed_precision.value_or(settings().mixed_precision),
                                   .device = settings().device,
                                   .metrics = detail::metrics_of(c.metrics)},
                 runtime_hooks{}),
@@ -138,10 +139,11 @@ class epoch_training_component final : public TrainingRunner {
   explicit epoch_training_component(training_config c, Static... statics)
       : optimizer_(detail::require(std::move(c.optimizer), "TrainingEpochRunner", "optimizer")),
         runner_(*optimizer_,
-                training_options{.gradient_accumulation_steps = c.gradient_accumulation_steps,
-                                 .mixed_precision = c.mixed_precision.value_or(settings().mixed_precision),
-                                 .device = settings().device,
-                                 .metrics = detail::metrics_of(c.metrics)},
+                training_options{
+                    .gradient_accumulation_steps = c.gradient_accumulation_steps,
+                    .mixed_precision = c.mixed_precision.value_or(settings().mixed_precision),
+                    .device = settings().device,
+                    .metrics = detail::metrics_of(c.metrics)},
                 std::move(statics)..., runtime_hooks{}) {
     config::attach_all(runner_.hooks(), c.hooks);
     attach_data_parallel(runner_.hooks(), c.hooks, data_parallel_hooks().training);
@@ -182,24 +184,27 @@ struct gan_config {
 class GANRunnerComponent final : public TrainingRunner {
  public:
   explicit GANRunnerComponent(gan_config c)
-      : discriminator_(detail::require(std::move(c.discriminator), "GANTrainingRunner", "discriminator")),
+      : discriminator_(
+            detail::require(std::move(c.discriminator), "GANTrainingRunner", "discriminator")),
         d_optimizer_(detail::require(std::move(c.d_optimizer), "GANTrainingRunner", "d_optimizer")),
         g_optimizer_(detail::require(std::move(c.g_optimizer), "GANTrainingRunner", "g_optimizer")),
         d_loss_(detail::require(std::move(c.d_loss), "GANTrainingRunner", "d_loss")),
         g_loss_(detail::require(std::move(c.g_loss), "GANTrainingRunner", "g_loss")),
-        runner_(d_optimizer_.get(), g_optimizer_.get(),
-                gan_options{.step_ratio = c.step_ratio,
-                            .mixed_precision = c.mixed_precision.value_or(settings().mixed_precision),
-                            .device = settings().device,
-                            .real_field = c.real_field,
-                            .fake_field = c.fake_field,
-                            .discriminator_fields = c.discriminator_fields,
-                            .d_real_for_g = c.d_real_for_g,
-                            .metrics = detail::metrics_of(c.metrics)},
-                runtime_hooks{}) {
+        runner_(
+            d_optimizer_.get(), g_optimizer_.get(),
+            gan_options{.step_ratio = c.step_ratio,
+                        .mixed_precision = c.mixed_precision.value_or(settings().mixed_precision),
+                        .device = settings().device,
+                        .real_field = c.real_field,
+                        .fake_field = c.fake_field,
+                        .discriminator_fields = c.discriminator_fields,
+                        .d_real_for_g = c.d_real_for_g,
+                        .metrics = detail::metrics_of(c.metrics)},
+            runtime_hooks{}) {
     if (data_parallel_hooks().training)
       throw std::invalid_argument(
-          "GANTrainingRunner: data-parallel runs (several ranks) are not supported yet: run it on one rank, "
+          "GANTrainingRunner: data-parallel runs (several ranks) are not supported yet: run it on "
+          "one rank, "
           "or set distributed.data_parallel: false and list the hooks yourself");
     config::attach_all(runner_.hooks(), c.hooks);
   }

@@ -31,5 +31,6 @@ struct hookforge::run::enum_names<hookforge::plateau_mode> {
 template <>
 struct hookforge::run::enum_names<hookforge::plateau_threshold_mode> {
   static constexpr std::pair<std::string_view, hookforge::plateau_threshold_mode> values[] = {
-      {"rel", hookforge::plateau_threshold_mode::rel}, {"abs", hookforge::plateau_threshold_mode::abs}};
+      {"rel", hookforge::plateau_threshold_mode::rel},
+      {"abs", hookforge::plateau_threshold_mode::abs}};
 };

@@ -22,9 +22,9 @@
 namespace hookforge::run {
 
 struct run_settings {
-  torch::Device device = torch::kCPU;  ///< where models live and batches go
+  torch::Device device = torch::kCPU;    ///< where models live and batches go
   std::filesystem::path work_dir = ".";  ///< the trainer's work_dir (checkpoints, metrics)
-  bool mixed_precision = false;         ///< the runners' default for mixed_precision
+  bool mixed_precision = false;          ///< the runners' default for mixed_precision
   /// A data-parallel run (hookforge-run with --nproc, or WORLD_SIZE > 1): this process's
   /// rank and the number of ranks. Loaders take their shard from them (loader.hpp).
   int rank = 0;

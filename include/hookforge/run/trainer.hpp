@@ -9,8 +9,8 @@
 //       validation_runner: ${ref:validation_runner}     # optional
 //       train_loader: ${ref:loaders.train}
 //       val_loader: ${ref:loaders.val}                   # with a validation runner
-//       loss: ${ref:loss}                                # training (TrainingEpochRunner) and validation
-//       val_loss: ${ref:val_loss}                        # optional: validation's own
+//       loss: ${ref:loss}                                # training (TrainingEpochRunner) and
+//       validation val_loss: ${ref:val_loss}                        # optional: validation's own
 //       epochs: 10
 //       scheduler: ${ref:scheduler}                      # optional
 //       stop: {_target: ValidationLossDidNotImprove, params: {patience: 5}}   # optional
@@ -63,7 +63,8 @@ struct session_inputs {
   std::shared_ptr<Model> model;
   ValidationRunner* validation = nullptr;  ///< null: no validation
   std::shared_ptr<Loader> train_loader, val_loader;
-  std::shared_ptr<Loss> loss;      ///< the training criterion (TrainingEpochRunner); may be null for a GAN
+  std::shared_ptr<Loss>
+      loss;  ///< the training criterion (TrainingEpochRunner); may be null for a GAN
   std::shared_ptr<Loss> val_loss;  ///< validation's criterion (loss unless given)
   trainer_options options;
 };
@@ -101,8 +102,8 @@ class trainer_session final : public session {
                 "hookforge::run::trainer_shape must list the Trainer's points");
 
  public:
-  trainer_session(Holder holder, TrainRunner& train, ValRunner* validation, const session_inputs& in,
-                  TrainCriterion criterion)
+  trainer_session(Holder holder, TrainRunner& train, ValRunner* validation,
+                  const session_inputs& in, TrainCriterion criterion)
       : holder_(std::move(holder)),
         in_(in),
         train_criterion_(std::move(criterion)),
@@ -121,13 +122,18 @@ class trainer_session final : public session {
     else
       return trainer_.fit(train_loader, no_validation{}, train_criterion_, train_criterion_);
   }
-  void load_checkpoint(const std::filesystem::path& path) override { trainer_.load_checkpoint(path); }
-  void save_checkpoint(const std::filesystem::path& path) override { trainer_.save_checkpoint(path); }
+  void load_checkpoint(const std::filesystem::path& path) override {
+    trainer_.load_checkpoint(path);
+  }
+  void save_checkpoint(const std::filesystem::path& path) override {
+    trainer_.save_checkpoint(path);
+  }
   std::string format_bindings() const override { return trainer_.format_bindings(); }
   std::int64_t completed_epochs() const override { return trainer_.completed_epochs(); }
 
  private:
-  static auto validation_arg(ValRunner* validation) -> std::conditional_t<validates, ValRunner&, no_validation> {
+  static auto validation_arg(ValRunner* validation)
+      -> std::conditional_t<validates, ValRunner&, no_validation> {
     if constexpr (validates)
       return *validation;
     else
@@ -144,24 +150,30 @@ class trainer_session final : public session {
 /// The session for a training runner `train` of a concrete type: with the validation
 /// runner of `in` or without one.
 template <class Holder, class TrainRunner, class TrainCriterion>
-std::unique_ptr<session> make_trainer_session(Holder holder, TrainRunner& train, const session_inputs& in,
-                                              TrainCriterion criterion) {
+std::unique_ptr<session> make_trainer_session(Holder holder, TrainRunner& train,
+                                              const session_inputs& in, TrainCriterion criterion) {
   if (in.validation != nullptr)
-    return std::make_unique<trainer_session<Holder, TrainRunner, validation_runner_type, TrainCriterion>>(
+    return std::make_unique<
+        trainer_session<Holder, TrainRunner, validation_runner_type, TrainCriterion>>(
         std::move(holder), train, &in.validation->runner(), in, std::move(criterion));
   return std::make_unique<trainer_session<Holder, TrainRunner, no_validation, TrainCriterion>>(
       std::move(holder), train, nullptr, in, std::move(criterion));
 }
 
 template <class... Static>
-std::unique_ptr<session> epoch_training_component<Static...>::make_session(const session_inputs& in) {
-  if (!in.loss) throw std::invalid_argument("Trainer: loss must be given (the criterion TrainingEpochRunner trains with)");
+std::unique_ptr<session> epoch_training_component<Static...>::make_session(
+    const session_inputs& in) {
+  if (!in.loss)
+    throw std::invalid_argument(
+        "Trainer: loss must be given (the criterion TrainingEpochRunner trains with)");
   return make_trainer_session(single_model{in.model}, runner_, in, loss_fn{in.loss});
 }
 
 inline std::unique_ptr<session> GANRunnerComponent::make_session(const session_inputs& in) {
   if (in.model == discriminator_)
-    throw std::invalid_argument("Trainer: the model (the generator) and GANTrainingRunner's discriminator are the same object");
+    throw std::invalid_argument(
+        "Trainer: the model (the generator) and GANTrainingRunner's discriminator are the same "
+        "object");
   return make_trainer_session(gan_model_pair{in.model, discriminator_}, runner_, in,
                               gan_criteria<loss_fn, loss_fn>{loss_fn{d_loss_}, loss_fn{g_loss_}});
 }

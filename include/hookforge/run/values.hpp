@@ -4,7 +4,8 @@
 //
 //   template <> struct hookforge::run::enum_names<hookforge::warmup_mode> {
 //     static constexpr std::pair<std::string_view, hookforge::warmup_mode> values[] = {
-//         {"linear", hookforge::warmup_mode::linear}, {"constant", hookforge::warmup_mode::constant}};
+//         {"linear", hookforge::warmup_mode::linear}, {"constant",
+//         hookforge::warmup_mode::constant}};
 //   };
 //   // now `arg<warmup_mode>("mode")` reads `mode: linear`; `mode: linaer` is a config_error
 //   // "expected one of linear, constant, got 'linaer' (closest: linear)"
@@ -50,15 +51,18 @@ struct value_traits<E> {
     for (const auto& [name, v] : hookforge::run::enum_names<E>::values) out.push_back(name);
     return out;
   }
-  static std::string expected() { return fmt::format("one of {}", hookforge::join_names(names(), ", ")); }
+  static std::string expected() {
+    return fmt::format("one of {}", hookforge::join_names(names(), ", "));
+  }
   template <class B>
   static E read(B&, const value& v) {
     if (!v.is_scalar() || v.is_reference()) detail::wrong(v, expected());
     for (const auto& [name, e] : hookforge::run::enum_names<E>::values)
       if (name == v.scalar()) return e;
     auto candidates = names();
-    throw config_error(v.where(), v.key(), expected(), v.describe(),
-                       detail::closest_note(v.scalar(), std::span<const std::string_view>(candidates)));
+    throw config_error(
+        v.where(), v.key(), expected(), v.describe(),
+        detail::closest_note(v.scalar(), std::span<const std::string_view>(candidates)));
   }
   static std::string show(E x) { return std::string(hookforge::run::name_of(x)); }
 };
@@ -67,7 +71,8 @@ struct value_traits<E> {
 template <readable A, readable B>
 struct value_traits<std::pair<A, B>> {
   static std::string expected() {
-    return fmt::format("a list of two: {} and {}", value_traits<A>::expected(), value_traits<B>::expected());
+    return fmt::format("a list of two: {} and {}", value_traits<A>::expected(),
+                       value_traits<B>::expected());
   }
   template <class Builder>
   static std::pair<A, B> read(Builder& b, const value& v) {

@@ -15,11 +15,12 @@
 #include <torch/version.h>
 
 /// LibTorch's version as one number: 2.11.0 is 21100, 1.13.1 is 11301.
-#define HOOKFORGE_TORCH_VERSION (TORCH_VERSION_MAJOR * 10000 + TORCH_VERSION_MINOR * 100 + TORCH_VERSION_PATCH)
+#define HOOKFORGE_TORCH_VERSION \
+  (TORCH_VERSION_MAJOR * 10000 + TORCH_VERSION_MINOR * 100 + TORCH_VERSION_PATCH)
 
 // c10d's backends (ProcessGroupGloo, ProcessGroupNCCL) derive from c10d::Backend since 2.0,
 // which split it out of c10d::ProcessGroup (1.13: the backends are ProcessGroups).
-// hookforge/dist/process_group.hpp includes the header and names the type through these.
+// hookforge/distributed/process_group.hpp includes the header and names the type through these.
 #if HOOKFORGE_TORCH_VERSION >= 20000
 #define HOOKFORGE_C10D_BACKEND_HEADER <torch/csrc/distributed/c10d/Backend.hpp>
 #define HOOKFORGE_C10D_BACKEND c10d::Backend
@@ -49,7 +50,8 @@ namespace hookforge::compat {
 
 /// Whether this LibTorch is at least `major.minor`.
 constexpr bool torch_at_least(int major, int minor) {
-  return TORCH_VERSION_MAJOR > major || (TORCH_VERSION_MAJOR == major && TORCH_VERSION_MINOR >= minor);
+  return TORCH_VERSION_MAJOR > major ||
+         (TORCH_VERSION_MAJOR == major && TORCH_VERSION_MINOR >= minor);
 }
 
 /// Whether this LibTorch has a kernel of ATen operator `op` ("aten::_fused_adam_") for float

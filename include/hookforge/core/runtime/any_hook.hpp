@@ -137,7 +137,8 @@ void load_state(void* hook, const std::any& state) {
   using state_type = std::remove_cvref_t<decltype(std::declval<const H&>().state_dict())>;
   const auto* typed = std::any_cast<state_type>(&state);
   if (!typed)
-    throw binding_error(fmt::format("hookforge: state for hook {} has the wrong type", type_name<H>()));
+    throw binding_error(
+        fmt::format("hookforge: state for hook {} has the wrong type", type_name<H>()));
   static_cast<H*>(hook)->load_state_dict(*typed);
 }
 
@@ -162,9 +163,9 @@ inline void apply_binding_map(erased_hook& hook, const binding_map& remap) {
     if (!found) {
       std::vector<std::string_view> names;
       for (const auto& h : hook.handlers) names.push_back(h.method);
-      throw binding_error(fmt::format(
-          "hookforge: bindings: hook {} has no handler '{}' (its handlers: {})", hook.type_name,
-          method, join_names(names, ", ")));
+      throw binding_error(
+          fmt::format("hookforge: bindings: hook {} has no handler '{}' (its handlers: {})",
+                      hook.type_name, method, join_names(names, ", ")));
     }
   }
 }
@@ -215,12 +216,12 @@ class any_hook {
  private:
   template <class H, class... B>
   void add_handlers(detail::type_list<B...>) {
-    (erased_.handlers.push_back(detail::erased_handler{
-         std::string(B::method),
-         {B::points::names.begin(), B::points::names.end()},
-         detail::caller_for<H, typename B::invoker, Ctx>(),
-         detail::point_calls_for<H, typename B::invoker, Ctx>(typename B::points{},
-                                                              points::builtin{})}),
+    (erased_.handlers.push_back(
+         detail::erased_handler{std::string(B::method),
+                                {B::points::names.begin(), B::points::names.end()},
+                                detail::caller_for<H, typename B::invoker, Ctx>(),
+                                detail::point_calls_for<H, typename B::invoker, Ctx>(
+                                    typename B::points{}, points::builtin{})}),
      ...);
   }
 

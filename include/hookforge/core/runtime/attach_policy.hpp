@@ -1,4 +1,5 @@
-// hookforge/core/runtime/attach_policy.hpp — how attaching a runtime hook reacts to one that binds nowhere.
+// hookforge/core/runtime/attach_policy.hpp — how attaching a runtime hook reacts to one that binds
+// nowhere.
 //
 // Apart from runtime_hooks.hpp so hook_pack.hpp can name it in attach() without
 // pulling in the runtime layer.

@@ -63,7 +63,8 @@ inline bool is_builtin_point(std::string_view name) {
 }
 
 /// "'on_post_stpe' (closest point of R: on_post_step)".
-inline std::string describe_unknown_point(std::string_view name, std::span<const std::string_view> points,
+inline std::string describe_unknown_point(std::string_view name,
+                                          std::span<const std::string_view> points,
                                           std::string_view runner) {
   auto closest = closest_names(name, points).first;
   if (closest.empty()) return fmt::format("'{}'", name);
@@ -89,14 +90,15 @@ struct binding_plan {
   std::string error;         ///< non-empty: the hook cannot be bound (binding_error's text)
   std::string error_method;  ///< the handler `error` is about
   std::vector<std::string_view> unmatched;  ///< handlers that bind to no point of the runner
-  std::vector<point_issue> unknown;         ///< the unmatched handlers' names that are no built-in point
-  std::vector<point_issue> near_misses;     ///< names of bound handlers that look misspelled
+  std::vector<point_issue> unknown;  ///< the unmatched handlers' names that are no built-in point
+  std::vector<point_issue> near_misses;  ///< names of bound handlers that look misspelled
 
   /// SR-Forge's warning when a handler matches nothing.
   std::string unmatched_text(std::string_view hook, std::string_view runner) const {
-    auto text = fmt::format("Hook {} declares handler method(s) (['{}']) but {} exposes no "
-                            "matching HookPoint. Was this hook attached to the wrong target?",
-                            hook, join_names(unmatched, "', '"), runner);
+    auto text = fmt::format(
+        "Hook {} declares handler method(s) (['{}']) but {} exposes no "
+        "matching HookPoint. Was this hook attached to the wrong target?",
+        hook, join_names(unmatched, "', '"), runner);
     if (!unknown.empty()) {
       std::vector<std::string_view> names;
       for (const auto& u : unknown) names.push_back(u.described);
@@ -107,7 +109,8 @@ struct binding_plan {
   static std::string near_miss_text(const point_issue& issue, std::string_view hook,
                                     std::string_view runner) {
     return fmt::format(
-        "Handler {}::{} binds to {}, which is no point of {} nor a built-in point. Is it misspelled?",
+        "Handler {}::{} binds to {}, which is no point of {} nor a built-in point. Is it "
+        "misspelled?",
         hook, issue.method, issue.described, runner);
   }
   /// What attach() reports, in order.
@@ -144,8 +147,9 @@ inline binding_plan plan_bindings(const erased_hook& hook, std::span<const std::
         return plan;
       }
       if (!call) {
-        plan.error = fmt::format("handler {}::{} cannot be called with the context of {} at point {}",
-                                 hook.type_name, h.method, runner, name);
+        plan.error =
+            fmt::format("handler {}::{} cannot be called with the context of {} at point {}",
+                        hook.type_name, h.method, runner, name);
         plan.error_method = h.method;
         return plan;
       }
@@ -155,7 +159,8 @@ inline binding_plan plan_bindings(const erased_hook& hook, std::span<const std::
     for (auto name : foreign) {
       if (is_builtin_point(name)) continue;
       if (!matched)
-        plan.unknown.push_back({h.method, std::string(name), describe_unknown_point(name, points, runner)});
+        plan.unknown.push_back(
+            {h.method, std::string(name), describe_unknown_point(name, points, runner)});
       else if (closest_names(name, points).second <= 2)
         plan.near_misses.push_back(
             {h.method, std::string(name), describe_unknown_point(name, points, runner)});
@@ -211,7 +216,8 @@ class runtime_hooks {
       // later one runs after its equals.
       auto& priorities = priorities_[point];
       auto index = static_cast<std::ptrdiff_t>(detail::insertion_index(
-          priorities.size(), {hook.priority, 0}, [&](std::size_t i) { return detail::order_key{priorities[i], 0}; }));
+          priorities.size(), {hook.priority, 0},
+          [&](std::size_t i) { return detail::order_key{priorities[i], 0}; }));
       priorities.insert(priorities.begin() + index, hook.priority);
       handlers_[point].insert(handlers_[point].begin() + index, handler{call, hook.object.get()});
       described_[point].insert(described_[point].begin() + index,

@@ -1,4 +1,5 @@
-// hookforge/core/wrappers/filter.hpp — event filters: fire a hook (or one handler) only on some events.
+// hookforge/core/wrappers/filter.hpp — event filters: fire a hook (or one handler) only on some
+// events.
 //
 //   hookforge::when(LossLogger{}, hookforge::every(100))                 // events 100, 200, ...
 //   hookforge::when(Banner{}, hookforge::once(1))                        // the first event only
@@ -27,10 +28,18 @@
 
 namespace hookforge {
 
-struct every_t { std::int64_t n; };
-struct once_t { std::vector<std::int64_t> at; };
-struct before_t { std::int64_t n; };
-struct after_t { std::int64_t n; };
+struct every_t {
+  std::int64_t n;
+};
+struct once_t {
+  std::vector<std::int64_t> at;
+};
+struct before_t {
+  std::int64_t n;
+};
+struct after_t {
+  std::int64_t n;
+};
 
 inline every_t every(std::int64_t n) { return {n}; }
 template <std::convertible_to<std::int64_t>... N>
@@ -111,8 +120,9 @@ event_filter combine_filters(F... filters) {
   constexpr int a = (std::is_same_v<F, after_t> + ... + 0);
   static_assert(e + o + b + a == sizeof...(F),
                 "hookforge::when: filters are every(n), once(n...), before(n) and after(n)");
-  static_assert(filter_kinds_unique(e, o, b, a),
-                "hookforge::when: each filter kind (every, once, before, after) may be given only once");
+  static_assert(
+      filter_kinds_unique(e, o, b, a),
+      "hookforge::when: each filter kind (every, once, before, after) may be given only once");
   static_assert(filter_once_alone(e, o, b, a),
                 "hookforge::when: once() cannot be combined with every(), before() or after()");
   std::optional<std::int64_t> every_n, before_n, after_n;
@@ -144,7 +154,8 @@ struct filtered_binding;
 template <fixed_string Method, std::size_t J, fixed_string M, class Inv, class... P>
 struct filtered_binding<Method, J, binding<M, Inv, P...>> {
   static constexpr bool applies = Method.view().empty() || Method.view() == M.view();
-  using type = binding<M, std::conditional_t<applies, filtered_invoker<J, Inv>, via_inner<Inv>>, P...>;
+  using type =
+      binding<M, std::conditional_t<applies, filtered_invoker<J, Inv>, via_inner<Inv>>, P...>;
 };
 
 template <fixed_string Method, class List, class Seq>

@@ -6,8 +6,8 @@
 // Every handler of the wrapped hook runs when the flag is true and none runs when it is
 // false; the hook keeps its bindings, priority, state and state key either way, so the
 // binding tables and the checkpoints of every process look the same. Distributed training
-// builds `dist::rank_zero_only` on it (hookforge/dist/rank_zero.hpp). The flag costs one
-// branch per call; `set_enabled` changes it later.
+// builds `distributed::rank_zero_only` on it (hookforge/distributed/rank_zero.hpp). The flag costs
+// one branch per call; `set_enabled` changes it later.
 #pragma once
 
 #include <utility>

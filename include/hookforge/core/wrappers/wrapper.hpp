@@ -61,10 +61,16 @@ class wrapper_base {
       : held_(&hook) {}
 
   Inner& inner() {
-    if constexpr (ByReference) return *held_; else return held_;
+    if constexpr (ByReference)
+      return *held_;
+    else
+      return held_;
   }
   const Inner& inner() const {
-    if constexpr (ByReference) return *held_; else return held_;
+    if constexpr (ByReference)
+      return *held_;
+    else
+      return held_;
   }
 
   auto state_dict() const

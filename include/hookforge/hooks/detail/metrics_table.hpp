@@ -26,7 +26,6 @@
 
 namespace hookforge::detail::metrics_table {
 
-
 /// One value of a row.
 struct cell {
   std::string name;

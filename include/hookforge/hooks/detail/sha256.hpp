@@ -1,8 +1,9 @@
 // hookforge/hooks/detail/sha256.hpp — the SHA-256 of bytes or of a file, as lower-case hex.
 //
 // OpenSSL's libcrypto computes it (Debian: libssl-dev; CMake: OpenSSL::Crypto, which the
-// hookforge::hooks target links, hence this header's place in the hooks layer). Published checkpoints are named after it
-// (CheckpointSaver's published_keys), as MMEngine's are, so `sha256sum` checks them.
+// hookforge::hooks target links, hence this header's place in the hooks layer). Published
+// checkpoints are named after it (CheckpointSaver's published_keys), as MMEngine's are, so
+// `sha256sum` checks them.
 #pragma once
 
 #include <array>

@@ -34,9 +34,12 @@ namespace hookforge::detail::subprocess {
 class temp_file {
  public:
   explicit temp_file(std::string_view stem) {
-    std::string name = (std::filesystem::temp_directory_path() / (std::string(stem) + "-XXXXXX")).string();
+    std::string name =
+        (std::filesystem::temp_directory_path() / (std::string(stem) + "-XXXXXX")).string();
     const int fd = ::mkstemp(name.data());
-    if (fd < 0) throw std::system_error(errno, std::generic_category(), "hookforge: cannot create a temporary file");
+    if (fd < 0)
+      throw std::system_error(errno, std::generic_category(),
+                              "hookforge: cannot create a temporary file");
     ::close(fd);
     path_ = name;
   }
@@ -56,7 +59,8 @@ class temp_file {
 struct run_result {
   bool started = false;
   int spawn_error = 0;  ///< posix_spawnp's error when not started (ENOENT: not in PATH)
-  std::string status;   ///< "" for exit status 0; else "exit status N", "signal N", "no exit within N s (killed)"
+  std::string status;   ///< "" for exit status 0; else "exit status N", "signal N", "no exit within
+                        ///< N s (killed)"
   std::string output;   ///< its stdout and stderr together
 };
 
@@ -81,7 +85,8 @@ inline run_result run(const std::vector<std::string>& argv, double timeout_secon
     return result;
   }
   result.started = true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
   int status = 0;
   for (;;) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);

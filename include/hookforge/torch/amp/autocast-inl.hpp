@@ -1,6 +1,6 @@
 // hookforge/torch/amp/autocast-inl.hpp — autocast_guard's and no_autocast_guard's
 // definitions: included by autocast.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/config.hpp). LibTorch's C++ autocast API
+// hookforge::torch_compiled otherwise (core/build_mode.hpp). LibTorch's C++ autocast API
 // changed in 2.4 (per-device-type functions); both spellings are handled here.
 #pragma once
 

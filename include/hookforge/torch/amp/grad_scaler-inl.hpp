@@ -1,6 +1,6 @@
 // hookforge/torch/amp/grad_scaler-inl.hpp — GradScaler's definitions: included by
 // grad_scaler.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>

@@ -31,7 +31,7 @@
 #include <c10/core/ScalarType.h>
 #include <torch/optim/optimizer.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/amp/supports_amp_scaling.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
@@ -39,9 +39,9 @@ namespace hookforge {
 
 /// GradScaler's settings; the defaults are Python's.
 struct grad_scaler_options {
-  double init_scale = 65536.0;          // the scale before any update
-  double growth_factor = 2.0;           // scale *= growth_factor after growth_interval clean steps (> 1)
-  double backoff_factor = 0.5;          // scale *= backoff_factor after a step with inf/NaN grads (< 1)
+  double init_scale = 65536.0;  // the scale before any update
+  double growth_factor = 2.0;   // scale *= growth_factor after growth_interval clean steps (> 1)
+  double backoff_factor = 0.5;  // scale *= backoff_factor after a step with inf/NaN grads (< 1)
   std::int64_t growth_interval = 2000;  // clean steps in a row before the scale grows
   bool enabled = true;                  // false: every method passes straight through
 };
@@ -133,7 +133,8 @@ class GradScaler {
   /// saw inf/NaN, grows it after growth_interval clean steps. No sync.
   void update();
 
-  /// Sets the scale to `new_scale` (the growth tracker is left alone), as Python's update(new_scale).
+  /// Sets the scale to `new_scale` (the growth tracker is left alone), as Python's
+  /// update(new_scale).
   void update(double new_scale);
 
   /// The current scale (reads the device); init_scale before the first scale(), 1 when disabled.
@@ -153,7 +154,6 @@ class GradScaler {
 
  private:
   void require_scale(const char* method) const;
-
 
   double init_scale_;
   double growth_factor_;

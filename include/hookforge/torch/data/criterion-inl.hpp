@@ -1,6 +1,6 @@
 // hookforge/torch/data/criterion-inl.hpp — total_loss's and add_extra_losses's definitions:
 // included by criterion.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <stdexcept>

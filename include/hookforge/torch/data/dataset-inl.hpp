@@ -1,5 +1,5 @@
 // hookforge/torch/data/dataset-inl.hpp — tensor_dataset's checks and sample views: included by
-// dataset.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// dataset.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstddef>

@@ -27,7 +27,7 @@
 
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {

@@ -1,5 +1,5 @@
 // hookforge/torch/data/entry-inl.hpp — Entry's definitions: included by entry.hpp
-// header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstddef>
@@ -37,7 +37,8 @@ std::string Entry::describe(Pick pick) const {
 // Copying and destroying are out of line too: their vector code is the bulk of an Entry's.
 HOOKFORGE_INLINE Entry::Entry(const Entry&) = default;
 
-HOOKFORGE_INLINE Entry::Entry(const Entry& other, std::size_t extra) : not_batched_(other.not_batched_) {
+HOOKFORGE_INLINE Entry::Entry(const Entry& other, std::size_t extra)
+    : not_batched_(other.not_batched_) {
   fields_.reserve(other.fields_.size() + extra);
   for (const auto& field : other.fields_) fields_.push_back(field);
 }

@@ -38,7 +38,7 @@
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 
 namespace hookforge {
 
@@ -149,9 +149,8 @@ concept forward_member = requires(M& m, const Entry& e) {
 // ModuleHolder::operator() is not SFINAE-friendly (asking whether a Linear is invocable
 // with an Entry is a hard error), so holders are only ever called through `->forward`.
 template <class M>
-concept module_holder =
-    requires { typename M::ContainedType; } &&
-    std::derived_from<M, torch::nn::ModuleHolder<typename M::ContainedType>>;
+concept module_holder = requires { typename M::ContainedType; } &&
+                        std::derived_from<M, torch::nn::ModuleHolder<typename M::ContainedType>>;
 
 template <class M>
 concept entry_callable = !module_holder<M> && std::invocable<M&, const Entry&> &&
@@ -182,10 +181,11 @@ void forward_into(M& model, Entry& batch);
 // "no matching function for call to call_model" from inside a runner.
 template <class M>
 Entry call_model(M& model, const Entry& in) {
-  static_assert(entry_model<M>,
-                "hookforge: the model must take the batch as an Entry: give it "
-                "`forward(const hookforge::Entry&)` returning a Tensor or an Entry, or pass a "
-                "callable such as `[&](const hookforge::Entry& e) { return net(e.at(\"input\")); }`");
+  static_assert(
+      entry_model<M>,
+      "hookforge: the model must take the batch as an Entry: give it "
+      "`forward(const hookforge::Entry&)` returning a Tensor or an Entry, or pass a "
+      "callable such as `[&](const hookforge::Entry& e) { return net(e.at(\"input\")); }`");
   if constexpr (!entry_model<M>)
     return {};
   else if constexpr (detail::forward_through_pointer<M>)

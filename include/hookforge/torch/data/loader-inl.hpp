@@ -1,6 +1,6 @@
 // hookforge/torch/data/loader-inl.hpp — the DataLoader's collation and state checks: included
 // by loader.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstddef>
@@ -68,6 +68,5 @@ HOOKFORGE_INLINE Entry collate(const std::vector<Entry>& samples,
   }
   return batch;
 }
-
 
 }  // namespace hookforge::detail

@@ -56,7 +56,7 @@
 #include <torch/data/worker_exception.h>
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/dataset.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/sampler.hpp"

@@ -18,7 +18,9 @@ template <class M>
 torch::nn::Module* module_of(M& model) {
   if constexpr (std::is_base_of_v<torch::nn::Module, M>)
     return &model;
-  else if constexpr (requires { { model.ptr().get() } -> std::convertible_to<torch::nn::Module*>; })
+  else if constexpr (requires {
+                       { model.ptr().get() } -> std::convertible_to<torch::nn::Module*>;
+                     })
     return model.ptr().get();
   else
     return nullptr;

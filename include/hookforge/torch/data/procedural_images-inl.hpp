@@ -1,6 +1,6 @@
 // hookforge/torch/data/procedural_images-inl.hpp — the drawing of ProceduralImages and its
 // get(): included by procedural_images.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>
@@ -78,7 +78,8 @@ struct fill {
     constexpr double pi = 3.14159265358979323846;
     if (kind == flat) return lo;
     const double u = cs * p.x + sn * p.y, v = -sn * p.x + cs * p.y;
-    if (kind == grating) return lo + (hi - lo) * (0.5 + 0.5 * std::sin(2 * pi * u / period + phase));
+    if (kind == grating)
+      return lo + (hi - lo) * (0.5 + 0.5 * std::sin(2 * pi * u / period + phase));
     // A checkerboard of period/2 cells whose edges ramp over about one pixel: sin's slope at
     // a zero crossing is 2 pi / period per pixel, so scaling by period / (2 pi) makes it one.
     auto square = [&](double t) {
@@ -96,7 +97,7 @@ inline double polygon_distance(vec2 p, const std::vector<vec2>& v) {
     const vec2 e = v[j] - v[i], w = p - v[i];
     const vec2 b = w - e * std::clamp(dot(w, e) / dot(e, e), 0.0, 1.0);
     d = std::min(d, dot(b, b));
-    const bool c1 = p.y >= v[i].y, c2 = p.y < v[j].y, c3 = e.x * w.y > e.y * w.x;
+    const bool c1 = p.y >= v[i].y, c2 = p.y<v[j].y, c3 = e.x * w.y> e.y * w.x;
     if ((c1 && c2 && c3) || (!c1 && !c2 && !c3)) s = -s;
   }
   return s * std::sqrt(d);
@@ -141,7 +142,7 @@ class canvas {
 inline fill random_fill(splitmix64& rng, double flat_share) {
   fill f;
   const double pick = rng.uniform();
-  f.kind = pick < flat_share ? fill::flat
+  f.kind = pick < flat_share                          ? fill::flat
            : pick < flat_share + (1 - flat_share) / 2 ? fill::grating
                                                       : fill::checker;
   f.lo = rng.uniform();
@@ -174,8 +175,8 @@ inline std::vector<float> draw(std::uint64_t seed, std::uint64_t index, int side
       for (int x = 0; x < side; ++x) {
         const vec2 p{x + 0.5, y + 0.5};
         const vec2 d = p - middle;
-        const double wave = std::sin(2 * pi * (grating.cs * p.x + grating.sn * p.y) /
-                                         grating.period + grating.phase);
+        const double wave = std::sin(
+            2 * pi * (grating.cs * p.x + grating.sn * p.y) / grating.period + grating.phase);
         px[y * side + x] =
             static_cast<float>(base + slope * (cs * d.x + sn * d.y) / s + amplitude * wave);
       }
@@ -191,26 +192,34 @@ inline std::vector<float> draw(std::uint64_t seed, std::uint64_t index, int side
     const double angle = rng.uniform(0, pi), cs = std::cos(angle), sn = std::sin(angle);
     const double a = rng.uniform(0.06, 0.3) * s, b = rng.uniform(0.06, 0.3) * s;
     if (type == 0) {  // rotated rectangle, half-sides a and b
-      image.paint(c, std::hypot(a, b), [&](vec2 p) {
-        const vec2 q = to_local(p, c, cs, sn);
-        const double qx = std::abs(q.x) - a, qy = std::abs(q.y) - b;
-        return std::hypot(std::max(qx, 0.0), std::max(qy, 0.0)) + std::min(std::max(qx, qy), 0.0);
-      }, f, opacity);
+      image.paint(
+          c, std::hypot(a, b),
+          [&](vec2 p) {
+            const vec2 q = to_local(p, c, cs, sn);
+            const double qx = std::abs(q.x) - a, qy = std::abs(q.y) - b;
+            return std::hypot(std::max(qx, 0.0), std::max(qy, 0.0)) +
+                   std::min(std::max(qx, qy), 0.0);
+          },
+          f, opacity);
     } else if (type == 1) {  // rotated ellipse, radii a and b: first-order distance g / |grad g|
-      image.paint(c, std::max(a, b), [&](vec2 p) {
-        const vec2 q = to_local(p, c, cs, sn);
-        const double ux = q.x / a, uy = q.y / b, r = std::hypot(ux, uy);
-        if (r < 1e-9) return -std::min(a, b);
-        const double grad = std::hypot(ux / a, uy / b) / r;
-        return (r - 1) / grad;
-      }, f, opacity);
+      image.paint(
+          c, std::max(a, b),
+          [&](vec2 p) {
+            const vec2 q = to_local(p, c, cs, sn);
+            const double ux = q.x / a, uy = q.y / b, r = std::hypot(ux, uy);
+            if (r < 1e-9) return -std::min(a, b);
+            const double grad = std::hypot(ux / a, uy / b) / r;
+            return (r - 1) / grad;
+          },
+          f, opacity);
     } else {  // triangle, or a star-shaped polygon of 5 to 7 vertices
       const int n = type == 2 ? 3 : 5 + rng.below(3);
       std::vector<vec2> vertices;
       double reach = 0;
       for (int i = 0; i < n; ++i) {
         const double t = angle + 2 * pi * (i + rng.uniform(-0.3, 0.3)) / n;
-        const double r = std::max(a, b) * (type == 2 ? rng.uniform(0.7, 1.0) : rng.uniform(0.45, 1.0));
+        const double r =
+            std::max(a, b) * (type == 2 ? rng.uniform(0.7, 1.0) : rng.uniform(0.45, 1.0));
         vertices.push_back({c.x + r * std::cos(t), c.y + r * std::sin(t)});
         reach = std::max(reach, r);
       }
@@ -225,8 +234,9 @@ inline std::vector<float> draw(std::uint64_t seed, std::uint64_t index, int side
     const vec2 p0{rng.uniform() * s, rng.uniform() * s}, p1{rng.uniform() * s, rng.uniform() * s};
     const double half_width = rng.uniform(0.5, 1.25);
     const vec2 c{(p0.x + p1.x) / 2, (p0.y + p1.y) / 2};
-    image.paint(c, length(p1 - p0) / 2 + half_width,
-                [&](vec2 p) { return segment_distance(p, p0, p1) - half_width; }, f, 1.0);
+    image.paint(
+        c, length(p1 - p0) / 2 + half_width,
+        [&](vec2 p) { return segment_distance(p, p0, p1) - half_width; }, f, 1.0);
   }
 
   std::vector<float> out(image.data(), image.data() + static_cast<std::size_t>(side) * side);
@@ -241,11 +251,9 @@ HOOKFORGE_INLINE Entry ProceduralImages::get(std::size_t index) const {
     throw std::out_of_range("ProceduralImages::get: index " + std::to_string(index) +
                             " out of range for " + std::to_string(size()) + " samples");
   const auto side = options_.size, scale = options_.scale;
-  const auto pixels =
-      detail::procedural::draw(options_.seed, index, static_cast<int>(side));
-  auto target = torch::from_blob(const_cast<float*>(pixels.data()), {1, side, side},
-                                 torch::kFloat)
-                    .clone();
+  const auto pixels = detail::procedural::draw(options_.seed, index, static_cast<int>(side));
+  auto target =
+      torch::from_blob(const_cast<float*>(pixels.data()), {1, side, side}, torch::kFloat).clone();
   auto input = torch::avg_pool2d(target, {scale, scale});
   namespace F = torch::nn::functional;
   auto bicubic = F::interpolate(input.unsqueeze(0), F::InterpolateFuncOptions()

@@ -26,7 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {

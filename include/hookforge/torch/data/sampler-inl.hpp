@@ -1,5 +1,5 @@
 // hookforge/torch/data/sampler-inl.hpp — the samplers' orders: included by sampler.hpp
-// header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstddef>
@@ -46,7 +46,8 @@ HOOKFORGE_INLINE std::vector<std::size_t> shard(std::vector<std::size_t> order, 
   }
   std::vector<std::size_t> out;
   out.reserve(per_rank);
-  for (std::size_t i = static_cast<std::size_t>(rank); i < total; i += world) out.push_back(order[i]);
+  for (std::size_t i = static_cast<std::size_t>(rank); i < total; i += world)
+    out.push_back(order[i]);
   return out;
 }
 

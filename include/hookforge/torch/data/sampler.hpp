@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 
 namespace hookforge {
 
@@ -140,7 +140,8 @@ struct shard_options {
 template <index_sampler Inner>
 class sharded_sampler {
  public:
-  sharded_sampler(Inner inner, std::int64_t rank, std::int64_t world_size, shard_options options = {})
+  sharded_sampler(Inner inner, std::int64_t rank, std::int64_t world_size,
+                  shard_options options = {})
       : inner_(std::move(inner)), rank_(rank), world_(world_size), options_(options) {
     detail::check_shard(rank_, world_);
   }

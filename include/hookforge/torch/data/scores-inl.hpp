@@ -1,6 +1,6 @@
 // hookforge/torch/data/scores-inl.hpp — score_accumulator's definitions: included by
 // scores.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>

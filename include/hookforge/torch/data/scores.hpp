@@ -14,7 +14,7 @@
 
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 
 namespace hookforge {
 
@@ -34,7 +34,7 @@ class score_accumulator {
 
   /// Per name, the weighted sum of the scores and the sum of the weights (the samples)
   /// so far: means() is sum / weight. Reads one value per name on the host. Distributed
-  /// training adds these up across ranks to get the global means (dist/score_allreduce.hpp).
+  /// training adds these up across ranks to get the global means (distributed/score_allreduce.hpp).
   struct total {
     double sum = 0;
     double weight = 0;

@@ -1,5 +1,5 @@
 // hookforge/torch/data/sine-inl.hpp — SineRegression's checks and samples: included by
-// sine.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// sine.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cmath>
@@ -30,7 +30,8 @@ HOOKFORGE_INLINE Entry SineRegression::get(std::size_t i) const {
   // Box-Muller: one Gaussian from two uniforms in (0, 1].
   const double gauss = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
   const double y = std::sin(3 * x) + x / 2 + options_.noise * gauss;
-  return Entry{{"input", torch::full({1}, x, torch::kFloat)}, {"target", torch::full({1}, y, torch::kFloat)}};
+  return Entry{{"input", torch::full({1}, x, torch::kFloat)},
+               {"target", torch::full({1}, y, torch::kFloat)}};
 }
 
 HOOKFORGE_INLINE double SineRegression::uniform(std::uint64_t& state) {

@@ -11,16 +11,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
 
 struct sine_regression_options {
-  std::int64_t count = 512;   ///< samples (>= 1)
-  double low = -2.0;          ///< x in [low, high)
+  std::int64_t count = 512;  ///< samples (>= 1)
+  double low = -2.0;         ///< x in [low, high)
   double high = 2.0;
-  double noise = 0.05;        ///< standard deviation of the noise added to y (>= 0)
+  double noise = 0.05;  ///< standard deviation of the noise added to y (>= 0)
   std::uint64_t seed = 0;
 };
 

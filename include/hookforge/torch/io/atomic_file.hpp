@@ -37,7 +37,7 @@
 
 #include <unistd.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/io/file_descriptor.hpp"
 
 namespace hookforge {
@@ -131,7 +131,7 @@ void write_file_atomically(const std::filesystem::path& path, Fn&& write_to_temp
 
 // Atomically replaces `path` by `contents` (binary, as is), every write checked.
 HOOKFORGE_INLINE void write_file_atomically(const std::filesystem::path& path,
-                                           std::string_view contents);
+                                            std::string_view contents);
 
 }  // namespace hookforge
 

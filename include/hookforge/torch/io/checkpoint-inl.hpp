@@ -1,6 +1,6 @@
 // hookforge/torch/io/checkpoint-inl.hpp — checkpoint_writer's and checkpoint_reader's
 // definitions: included by checkpoint.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>
@@ -455,8 +455,8 @@ HOOKFORGE_INLINE std::vector<torch::serialize::InputArchive> checkpoint_reader::
       if (found != params[j].sizes().vec())
         problems.push_back("parameter group " + std::to_string(i) + ", parameter " +
                            std::to_string(j) + ": the optimizer expects shape " +
-                           detail::ckpt::shape_string(params[j].sizes()) +
-                           ", the checkpoint has " + detail::ckpt::shape_string(found));
+                           detail::ckpt::shape_string(params[j].sizes()) + ", the checkpoint has " +
+                           detail::ckpt::shape_string(found));
     }
   }
   if (!problems.empty())

@@ -58,7 +58,7 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/file_descriptor.hpp"
 #include "hookforge/torch/io/state_map.hpp"
@@ -118,8 +118,7 @@ class checkpoint_writer {
 
   torch::serialize::OutputArchive begin_section(const std::string& name, const char* kind);
 
-  checkpoint_writer& end_section(const std::string& name,
-                                 torch::serialize::OutputArchive& section);
+  checkpoint_writer& end_section(const std::string& name, torch::serialize::OutputArchive& section);
 
   torch::serialize::OutputArchive sections_;
   std::vector<std::string> names_;

@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/io/crc32.hpp"
 
 namespace hookforge::detail::ckpt {

@@ -1,5 +1,5 @@
 // hookforge/torch/io/crc32-inl.hpp — crc32()'s definition: included by crc32.hpp
-// header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <array>

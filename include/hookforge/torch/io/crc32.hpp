@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 
 namespace hookforge::detail {
 

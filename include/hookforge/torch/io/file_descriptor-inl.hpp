@@ -61,7 +61,7 @@ HOOKFORGE_INLINE std::size_t unique_fd::read_at(void* data, std::size_t size,
 }
 
 HOOKFORGE_INLINE std::uint64_t unique_fd::size() const {
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd_, &st) != 0) throw_file_error("fstat failed", path_, errno);
   return static_cast<std::uint64_t>(st.st_size);
 }

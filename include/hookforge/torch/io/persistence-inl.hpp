@@ -1,6 +1,6 @@
 // hookforge/torch/io/persistence-inl.hpp — the section names and load_plan's definitions:
 // included by persistence.hpp header-only, compiled into hookforge::torch_compiled
-// otherwise (core/config.hpp).
+// otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <any>
@@ -50,7 +50,8 @@ HOOKFORGE_INLINE void append_runtime_persistent_hooks(std::vector<persistent_hoo
                                                       std::span<const runtime_state> states,
                                                       std::string_view component) {
   for (const auto& c : counted)
-    out.push_back({hook_counts_section(component, c.key), true, [c] { return counts_state(c.save(c.object)); },
+    out.push_back({hook_counts_section(component, c.key), true,
+                   [c] { return counts_state(c.save(c.object)); },
                    [c](const state_map& s) { c.load(c.object, counts_of(s)); }});
   for (const auto& s : states) {
     std::string section = hook_state_section(component, s.key);

@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/state_map.hpp"
@@ -81,7 +81,8 @@ template <class Pack>
 std::vector<persistent_hook> persistent_hooks(Pack& pack, std::string_view component) {
   std::vector<persistent_hook> out;
   pack.for_each_counted([&](std::string_view key, auto& hook) {
-    out.push_back({hook_counts_section(component, key), true, [&hook] { return detail::counts_state(hook.event_counts()); },
+    out.push_back({hook_counts_section(component, key), true,
+                   [&hook] { return detail::counts_state(hook.event_counts()); },
                    [&hook](const state_map& s) { hook.set_event_counts(detail::counts_of(s)); }});
   });
   pack.for_each_stateful([&](std::string_view key, auto& hook) {
@@ -92,7 +93,8 @@ std::vector<persistent_hook> persistent_hooks(Pack& pack, std::string_view compo
                    [&hook](const state_map& s) { hook.load_state_dict(s); }});
   });
   if constexpr (requires { pack.runtime(); })
-    detail::append_runtime_persistent_hooks(out, pack.runtime().counted(), pack.runtime().states(), component);
+    detail::append_runtime_persistent_hooks(out, pack.runtime().counted(), pack.runtime().states(),
+                                            component);
   return out;
 }
 
@@ -118,8 +120,9 @@ class load_plan {
   /// load_state_dict() when applied.
   template <class C>
   void add_component_state(const std::string& section, C& component) {
-    add_state(section, read(section), [&component] { return component.state_dict(); },
-              [&component](const state_map& s) { component.load_state_dict(s); });
+    add_state(
+        section, read(section), [&component] { return component.state_dict(); },
+        [&component](const state_map& s) { component.load_state_dict(s); });
   }
 
   /// Every persistent hook of `pack` (see persistent_hooks), each section read now.
@@ -173,7 +176,8 @@ concept state_sink = requires(Out& out, const std::string& section, const state_
 /// Save every persistent hook of `pack` under `component`.
 template <state_sink Out, class Pack>
 void save_hooks(Out& out, std::string_view component, Pack& pack) {
-  for (const auto& hook : persistent_hooks(pack, component)) out.add_state(hook.section, hook.save());
+  for (const auto& hook : persistent_hooks(pack, component))
+    out.add_state(hook.section, hook.save());
 }
 
 /// Restore what save_hooks wrote; all or nothing.
@@ -196,7 +200,8 @@ void save_component(Out& out, const std::string& name, C& component) {
 template <class C>
   requires requires(C& c) { c.hooks(); }
 void plan_component(load_plan& plan, const std::string& name, C& component) {
-  if constexpr (requires { component.load_state_dict(state_map{}); }) plan.add_component_state(name, component);
+  if constexpr (requires { component.load_state_dict(state_map{}); })
+    plan.add_component_state(name, component);
   plan.add_hooks(component.hooks(), name);
 }
 

@@ -45,16 +45,16 @@ HOOKFORGE_INLINE const c10::IValue& state_entry(const state_map& state, std::str
   }
   if (state.size() > shown) keys += ", ... (" + std::to_string(state.size()) + " in all)";
   const std::string prefix = owner.empty() ? std::string() : std::string(owner) + ": ";
-  throw std::invalid_argument(prefix + "the saved state has no '" + std::string(key) +
-                              "' (" + (state.empty() ? std::string("it is empty") : "it has: " + keys) +
+  throw std::invalid_argument(prefix + "the saved state has no '" + std::string(key) + "' (" +
+                              (state.empty() ? std::string("it is empty") : "it has: " + keys) +
                               ")");
 }
 
 HOOKFORGE_INLINE void wrong_state_kind(std::string_view owner, std::string_view key,
                                        const c10::IValue& value, std::string_view expected) {
   const std::string prefix = owner.empty() ? std::string() : std::string(owner) + ": ";
-  throw std::invalid_argument(prefix + "the saved state's '" + std::string(key) +
-                              "' is a " + value.tagKind() + ", expected " + std::string(expected));
+  throw std::invalid_argument(prefix + "the saved state's '" + std::string(key) + "' is a " +
+                              value.tagKind() + ", expected " + std::string(expected));
 }
 
 }  // namespace detail

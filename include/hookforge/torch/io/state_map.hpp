@@ -22,7 +22,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 
 namespace hookforge {
 
@@ -86,7 +86,8 @@ T state_value(const state_map& state, std::string_view owner, std::string_view k
     }
     return out;
   } else {
-    static_assert(std::is_same_v<T, at::Tensor>, "hookforge::state_value<T>: T is not a state type");
+    static_assert(std::is_same_v<T, at::Tensor>,
+                  "hookforge::state_value<T>: T is not a state type");
     expect(value.isTensor(), "a tensor");
     return value.toTensor();
   }

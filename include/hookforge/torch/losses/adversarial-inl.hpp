@@ -1,5 +1,6 @@
-// hookforge/torch/losses/adversarial-inl.hpp — the adversarial losses' bodies: included by adversarial.hpp header-only,
-// compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge/torch/losses/adversarial-inl.hpp — the adversarial losses' bodies: included by
+// adversarial.hpp header-only, compiled into hookforge::torch_compiled otherwise
+// (core/build_mode.hpp).
 #pragma once
 
 #include <stdexcept>
@@ -23,7 +24,8 @@ HOOKFORGE_INLINE loss_terms GANDiscriminatorLoss::operator()(const Entry& e) con
 HOOKFORGE_INLINE GANGeneratorLoss::GANGeneratorLoss(gan_generator_loss_options o)
     : options(std::move(o)) {
   if (!(options.weight >= 0))
-    throw std::invalid_argument(fmt::format("GANGeneratorLoss: weight must be >= 0, got {}", options.weight));
+    throw std::invalid_argument(
+        fmt::format("GANGeneratorLoss: weight must be >= 0, got {}", options.weight));
 }
 
 HOOKFORGE_INLINE torch::Tensor GANGeneratorLoss::operator()(const Entry& e) const {

@@ -15,7 +15,7 @@
 
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/entry.hpp"
 

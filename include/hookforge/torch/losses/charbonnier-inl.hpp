@@ -1,5 +1,6 @@
-// hookforge/torch/losses/charbonnier-inl.hpp — CharbonnierLoss's bodies: included by charbonnier.hpp header-only,
-// compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge/torch/losses/charbonnier-inl.hpp — CharbonnierLoss's bodies: included by
+// charbonnier.hpp header-only, compiled into hookforge::torch_compiled otherwise
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// hookforge/torch/losses/pixel_loss-inl.hpp — detail::loss_fields: included by pixel_loss.hpp header-only,
-// compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge/torch/losses/pixel_loss-inl.hpp — detail::loss_fields: included by pixel_loss.hpp
+// header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <stdexcept>
@@ -15,10 +15,9 @@ namespace hookforge {
 
 namespace detail {
 
-HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> loss_fields(const Entry& entry,
-                                                                     std::string_view who,
-                                                                     const std::string& output_field,
-                                                                     const std::string& target_field) {
+HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> loss_fields(
+    const Entry& entry, std::string_view who, const std::string& output_field,
+    const std::string& target_field) {
   const auto& x = entry.at(output_field);
   const auto& y = entry.at(target_field);
   if (x.sizes() != y.sizes())

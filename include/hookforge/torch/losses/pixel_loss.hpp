@@ -16,17 +16,16 @@
 
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge::detail {
 
 /// (entry.at(output_field), entry.at(target_field)); std::invalid_argument when their shapes
 /// differ, std::out_of_range (Entry::at's) when one is missing.
-HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> loss_fields(const Entry& entry,
-                                                                     std::string_view who,
-                                                                     const std::string& output_field,
-                                                                     const std::string& target_field);
+HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> loss_fields(
+    const Entry& entry, std::string_view who, const std::string& output_field,
+    const std::string& target_field);
 
 }  // namespace hookforge::detail
 

@@ -1,5 +1,6 @@
-// hookforge/torch/losses/weighted_sum-inl.hpp — WeightedSum's checks and sum: included by weighted_sum.hpp header-only,
-// compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge/torch/losses/weighted_sum-inl.hpp — WeightedSum's checks and sum: included by
+// weighted_sum.hpp header-only, compiled into hookforge::torch_compiled otherwise
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cmath>

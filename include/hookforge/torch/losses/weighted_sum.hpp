@@ -25,15 +25,15 @@
 
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
 
 struct weighted_term {
-  std::string name;    ///< the term's score name
-  double weight = 1.0; ///< finite; the term is weight * loss(batch)
+  std::string name;     ///< the term's score name
+  double weight = 1.0;  ///< finite; the term is weight * loss(batch)
   std::function<torch::Tensor(const Entry&)> loss;
 };
 

@@ -1,5 +1,6 @@
 // hookforge/torch/metrics/accuracy-inl.hpp — Accuracy's validate and operator(): included by
-// accuracy.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// accuracy.hpp header-only, compiled into hookforge::torch_compiled otherwise
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>
@@ -39,9 +40,8 @@ HOOKFORGE_INLINE torch::Tensor Accuracy::operator()(const Entry& entry) const {
                                 std::string(c10::toString(target.scalar_type())));
   const auto classes = scores_in.size(1);
   if (top_k > classes)
-    throw std::invalid_argument("Accuracy: top_k " + std::to_string(top_k) +
-                                " is more than the " + std::to_string(classes) + " classes of '" +
-                                output_field + "'");
+    throw std::invalid_argument("Accuracy: top_k " + std::to_string(top_k) + " is more than the " +
+                                std::to_string(classes) + " classes of '" + output_field + "'");
 
   auto scores = scores_in.to(torch::kFloat);
   auto t = target.to(torch::kLong).unsqueeze(1);  // (N, 1, ...)

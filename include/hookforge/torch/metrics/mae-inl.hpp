@@ -1,5 +1,5 @@
 // hookforge/torch/metrics/mae-inl.hpp — MAE's operator(): included by
-// mae.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// mae.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include "hookforge/torch/metrics/mae.hpp"

@@ -1,6 +1,6 @@
 // hookforge/torch/metrics/metric-inl.hpp — the metrics' checks and recording: included by
 // metric.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <charconv>

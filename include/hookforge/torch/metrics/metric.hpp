@@ -31,7 +31,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
 #include "hookforge/torch/data/entry.hpp"
 

@@ -85,7 +85,9 @@ bool has_word(const std::vector<std::string>& words, const std::array<std::strin
 
 }  // namespace detail::rule
 
-inline std::vector<std::string> metric_words(std::string_view name) { return detail::rule::words(name); }
+inline std::vector<std::string> metric_words(std::string_view name) {
+  return detail::rule::words(name);
+}
 
 inline bool metric_has_word(std::string_view name, std::string_view word) {
   const auto words = metric_words(name);
@@ -139,7 +141,8 @@ inline bool is_better(metric_rule rule, double candidate, double reference, doub
 /// `candidate` improves on `reference` by more than the fraction `threshold` (>= 0) of it
 /// under `rule`: beyond reference * (1 ± threshold), PyTorch's ReduceLROnPlateau "rel" mode.
 /// NaN as in is_better.
-inline bool is_better_relative(metric_rule rule, double candidate, double reference, double threshold) {
+inline bool is_better_relative(metric_rule rule, double candidate, double reference,
+                               double threshold) {
   if (std::isnan(candidate)) return false;
   if (std::isnan(reference)) return true;
   return rule == metric_rule::greater ? candidate > reference * (1.0 + threshold)

@@ -1,5 +1,5 @@
 // hookforge/torch/metrics/mse-inl.hpp — MSE's operator(): included by
-// mse.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// mse.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include "hookforge/torch/metrics/mse.hpp"

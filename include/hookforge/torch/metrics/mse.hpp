@@ -9,7 +9,7 @@
 
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
 

@@ -1,5 +1,5 @@
 // hookforge/torch/metrics/psnr-inl.hpp — PSNR's validate and operator(): included by
-// psnr.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// psnr.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // hookforge/torch/metrics/ssim-inl.hpp — SSIM's validate and operator(): included by
-// ssim.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// ssim.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <stdexcept>
@@ -19,8 +19,7 @@ HOOKFORGE_INLINE void SSIM::validate() const {
 HOOKFORGE_INLINE torch::Tensor SSIM::operator()(const Entry& entry) const {
   validate();
   detail::metric_scope scope;
-  auto [x, y] =
-      detail::compared_fields(entry, "SSIM", output_field, target_field, crop_border, 3);
+  auto [x, y] = detail::compared_fields(entry, "SSIM", output_field, target_field, crop_border, 3);
   if (x.dim() > 4)
     throw std::invalid_argument("SSIM: images must be (N, C, H, W) or (N, H, W), got shape " +
                                 c10::str(x.sizes()));
@@ -53,8 +52,7 @@ HOOKFORGE_INLINE torch::Tensor SSIM::operator()(const Entry& entry) const {
 
   const double c1 = (k1 * data_range) * (k1 * data_range);
   const double c2 = (k2 * data_range) * (k2 * data_range);
-  auto map =
-      (2.0 * mu_xy + c1) * (2.0 * cov + c2) / ((mu_xx + mu_yy + c1) * (var_x + var_y + c2));
+  auto map = (2.0 * mu_xy + c1) * (2.0 * cov + c2) / ((mu_xx + mu_yy + c1) * (var_x + var_y + c2));
   // Every sample's map has as many elements: the mean of the per-sample means is the mean.
   return map.mean();
 }

@@ -1,6 +1,6 @@
 // hookforge/torch/models/espcn-inl.hpp — ESPCN's construction, forward pass and bicubic
 // upscaling: included by espcn.hpp header-only, compiled into hookforge::torch_compiled
-// otherwise (core/config.hpp).
+// otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +19,7 @@ namespace hookforge {
 HOOKFORGE_INLINE void espcn_options::validate() const {
   auto check = [](bool ok, const char* what, std::int64_t value) {
     if (!ok)
-      throw std::invalid_argument(std::string("ESPCN: ") + what + ", got " +
-                                  std::to_string(value));
+      throw std::invalid_argument(std::string("ESPCN: ") + what + ", got " + std::to_string(value));
   };
   check(scale >= 2, "scale must be >= 2", scale);
   check(channels >= 1, "channels must be >= 1", channels);
@@ -30,13 +29,13 @@ HOOKFORGE_INLINE void espcn_options::validate() const {
 HOOKFORGE_INLINE ESPCNImpl::ESPCNImpl(espcn_options opts) : options(validated(std::move(opts))) {
   namespace nn = torch::nn;
   const auto& o = options;
-  conv1 = register_module(
-      "conv1", nn::Conv2d(nn::Conv2dOptions(o.channels, o.features, 5).padding(2)));
-  conv2 = register_module(
-      "conv2", nn::Conv2d(nn::Conv2dOptions(o.features, o.features / 2, 3).padding(1)));
+  conv1 =
+      register_module("conv1", nn::Conv2d(nn::Conv2dOptions(o.channels, o.features, 5).padding(2)));
+  conv2 = register_module("conv2",
+                          nn::Conv2d(nn::Conv2dOptions(o.features, o.features / 2, 3).padding(1)));
   conv3 = register_module(
-      "conv3", nn::Conv2d(nn::Conv2dOptions(o.features / 2, o.channels * o.scale * o.scale, 3)
-                              .padding(1)));
+      "conv3",
+      nn::Conv2d(nn::Conv2dOptions(o.features / 2, o.channels * o.scale * o.scale, 3).padding(1)));
   if (o.residual) {
     torch::NoGradGuard no_grad;
     conv3->weight.zero_();

@@ -29,16 +29,16 @@
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
 
 struct espcn_options {
-  std::int64_t scale = 2;       ///< upscaling factor, >= 2
-  std::int64_t channels = 1;    ///< image channels in and out, >= 1
-  std::int64_t features = 64;   ///< channels of the first layer (the second has half), >= 2
-  bool residual = false;        ///< add the bicubic upscaling of the input to the output
+  std::int64_t scale = 2;             ///< upscaling factor, >= 2
+  std::int64_t channels = 1;          ///< image channels in and out, >= 1
+  std::int64_t features = 64;         ///< channels of the first layer (the second has half), >= 2
+  bool residual = false;              ///< add the bicubic upscaling of the input to the output
   std::string input_field = "input";  ///< the batch's field holding the low-resolution images
 
   /// std::invalid_argument naming the first option out of range.

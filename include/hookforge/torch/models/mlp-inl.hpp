@@ -1,5 +1,5 @@
 // hookforge/torch/models/mlp-inl.hpp — MLP's construction and forward pass: included by
-// mlp.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// mlp.hpp header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,8 @@ HOOKFORGE_INLINE MLPImpl::MLPImpl(mlp_options o) : options(std::move(o)) {
     throw std::invalid_argument("MLP: in_features and out_features must be >= 1");
   std::int64_t width = options.in_features;
   for (auto h : options.hidden) {
-    if (h < 1) throw std::invalid_argument("MLP: every hidden width must be >= 1, got " + std::to_string(h));
+    if (h < 1)
+      throw std::invalid_argument("MLP: every hidden width must be >= 1, got " + std::to_string(h));
     body->push_back(torch::nn::Linear(width, h));
     push_activation();
     width = h;
@@ -44,7 +45,8 @@ HOOKFORGE_INLINE void MLPImpl::push_activation() {
   else if (a == "sigmoid")
     body->push_back(torch::nn::Sigmoid());
   else
-    throw std::invalid_argument("MLP: activation must be tanh, relu, gelu or sigmoid, got \"" + a + "\"");
+    throw std::invalid_argument("MLP: activation must be tanh, relu, gelu or sigmoid, got \"" + a +
+                                "\"");
 }
 
 }  // namespace hookforge

@@ -15,16 +15,17 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/pimpl.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
 namespace hookforge {
 
 struct mlp_options {
   std::int64_t in_features = 1;
-  std::vector<std::int64_t> hidden = {64, 64};  ///< the hidden layers' widths (empty: one linear layer)
+  std::vector<std::int64_t> hidden = {64,
+                                      64};  ///< the hidden layers' widths (empty: one linear layer)
   std::int64_t out_features = 1;
-  std::string activation = "tanh";            ///< tanh, relu, gelu or sigmoid
+  std::string activation = "tanh";  ///< tanh, relu, gelu or sigmoid
   std::string input_field = "input";
 };
 

@@ -1,6 +1,6 @@
 // hookforge/torch/models/patch_discriminator-inl.hpp — PatchDiscriminator's construction and
 // forward pass: included by patch_discriminator.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // hookforge/torch/optim/constant_lr-inl.hpp — ConstantLR's definitions: included by
 // constant_lr.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>

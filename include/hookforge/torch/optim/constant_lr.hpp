@@ -1,11 +1,12 @@
-// hookforge/torch/optim/constant_lr.hpp — ConstantLR, with PyTorch's Python semantics (see lr_scheduler.hpp).
+// hookforge/torch/optim/constant_lr.hpp — ConstantLR, with PyTorch's Python semantics (see
+// lr_scheduler.hpp).
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {

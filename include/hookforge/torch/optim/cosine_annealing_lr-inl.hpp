@@ -1,6 +1,6 @@
 // hookforge/torch/optim/cosine_annealing_lr-inl.hpp — CosineAnnealingLR's definitions:
 // included by cosine_annealing_lr.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cmath>

@@ -1,4 +1,5 @@
-// hookforge/torch/optim/cosine_annealing_lr.hpp — CosineAnnealingLR, with PyTorch's Python semantics (see lr_scheduler.hpp).
+// hookforge/torch/optim/cosine_annealing_lr.hpp — CosineAnnealingLR, with PyTorch's Python
+// semantics (see lr_scheduler.hpp).
 #pragma once
 
 #include <cmath>
@@ -6,7 +7,7 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {

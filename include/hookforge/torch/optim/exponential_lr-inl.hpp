@@ -1,6 +1,6 @@
 // hookforge/torch/optim/exponential_lr-inl.hpp — ExponentialLR's definitions: included by
 // exponential_lr.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cmath>

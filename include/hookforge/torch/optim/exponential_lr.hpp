@@ -1,10 +1,11 @@
-// hookforge/torch/optim/exponential_lr.hpp — ExponentialLR, with PyTorch's Python semantics (see lr_scheduler.hpp).
+// hookforge/torch/optim/exponential_lr.hpp — ExponentialLR, with PyTorch's Python semantics (see
+// lr_scheduler.hpp).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {

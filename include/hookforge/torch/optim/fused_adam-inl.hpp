@@ -1,6 +1,6 @@
 // hookforge/torch/optim/fused_adam-inl.hpp — FusedAdam's definitions: included by
 // fused_adam.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <stdexcept>
@@ -80,8 +80,8 @@ HOOKFORGE_INLINE void fused_adam_update(torch::optim::Optimizer& optimizer,
       state.exp_avg(state.exp_avg().to(p.device()));
       state.exp_avg_sq(state.exp_avg_sq().to(p.device()));
     }
-    if (s.amsgrad && (!state.max_exp_avg_sq().defined() ||
-                      state.max_exp_avg_sq().device() != p.device()))
+    if (s.amsgrad &&
+        (!state.max_exp_avg_sq().defined() || state.max_exp_avg_sq().device() != p.device()))
       state.max_exp_avg_sq(state.max_exp_avg_sq().defined()
                                ? state.max_exp_avg_sq().to(p.device())
                                : at::zeros_like(p, at::MemoryFormat::Preserve));
@@ -101,8 +101,8 @@ HOOKFORGE_INLINE void fused_adam_update(torch::optim::Optimizer& optimizer,
     if (!compat::has_kernel("aten::_fused_adam_", b.device))
       throw std::invalid_argument(fmt::format(
           "{}: this LibTorch ({}) has no fused Adam kernel for {} tensors (CUDA builds have one "
-          "for cuda, LibTorch >= 2.4 for cpu); use torch::optim::{} there", who,
-          TORCH_VERSION, b.device.str(), s.decoupled ? "AdamW" : "Adam"));
+          "for cuda, LibTorch >= 2.4 for cpu); use torch::optim::{} there",
+          who, TORCH_VERSION, b.device.str(), s.decoupled ? "AdamW" : "Adam"));
     c10::optional<at::Tensor> skip;  // std::optional since 2.x; its own type in 1.13
     if (found_inf) skip = found_inf->to(b.device, at::kFloat, /*non_blocking=*/true);
     at::_foreach_add_(b.steps, 1);
@@ -115,8 +115,8 @@ HOOKFORGE_INLINE void fused_adam_update(torch::optim::Optimizer& optimizer,
         at::_foreach_mul_(b.params, 1.0 - s.lr * s.weight_decay);
       }
     }
-    at::_fused_adam_(b.params, b.grads, b.exp_avgs, b.exp_avg_sqs, b.max_exp_avg_sqs, b.steps,
-                     s.lr, s.beta1, s.beta2, s.decoupled ? 0.0 : s.weight_decay, s.eps, s.amsgrad,
+    at::_fused_adam_(b.params, b.grads, b.exp_avgs, b.exp_avg_sqs, b.max_exp_avg_sqs, b.steps, s.lr,
+                     s.beta1, s.beta2, s.decoupled ? 0.0 : s.weight_decay, s.eps, s.amsgrad,
                      /*maximize=*/false, /*grad_scale=*/c10::nullopt, skip);
     if (skip) at::_foreach_sub_(b.steps, std::vector<at::Tensor>(b.steps.size(), *skip));
   }

@@ -36,7 +36,7 @@
 #include <torch/optim/serialize.h>
 #include <torch/serialize/archive.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/amp/supports_amp_scaling.hpp"
 
 namespace hookforge {
@@ -67,16 +67,17 @@ struct adam_settings {
 template <class Options>
 adam_settings settings_of(const torch::optim::OptimizerOptions& options, bool decoupled) {
   const auto& o = static_cast<const Options&>(options);
-  return {o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-          o.amsgrad(), decoupled};
+  return {o.lr(),   std::get<0>(o.betas()), std::get<1>(o.betas()),
+          o.eps(),  o.weight_decay(),       o.amsgrad(),
+          decoupled};
 }
 
 /// The Adam update of `params` (those with a gradient), one kernel per device and dtype;
 /// where `found_inf` is given and set, nothing changes. `who` names the class in errors.
 HOOKFORGE_INLINE void fused_adam_update(torch::optim::Optimizer& optimizer,
                                         const std::vector<torch::Tensor>& params,
-                                        const adam_settings& settings,
-                                        const at::Tensor* found_inf, const char* who);
+                                        const adam_settings& settings, const at::Tensor* found_inf,
+                                        const char* who);
 
 /// Checks the options the way torch::optim::Adam does (std::invalid_argument).
 HOOKFORGE_INLINE void check_adam_settings(const adam_settings& settings, const char* who);

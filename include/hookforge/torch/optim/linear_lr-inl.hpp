@@ -1,6 +1,6 @@
 // hookforge/torch/optim/linear_lr-inl.hpp — LinearLR's definitions: included by
 // linear_lr.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>

@@ -1,11 +1,12 @@
-// hookforge/torch/optim/linear_lr.hpp — LinearLR, with PyTorch's Python semantics (see lr_scheduler.hpp).
+// hookforge/torch/optim/linear_lr.hpp — LinearLR, with PyTorch's Python semantics (see
+// lr_scheduler.hpp).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {

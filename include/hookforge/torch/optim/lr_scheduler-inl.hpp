@@ -1,6 +1,6 @@
 // hookforge/torch/optim/lr_scheduler-inl.hpp — the scheduler base's definitions: included by
 // lr_scheduler.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// hookforge/torch/optim/lr_scheduler.hpp — learning-rate schedulers with PyTorch's Python semantics.
+// hookforge/torch/optim/lr_scheduler.hpp — learning-rate schedulers with PyTorch's Python
+// semantics.
 //
 // LibTorch ships only StepLR, and it decays one epoch later than Python's, so
 // hookforge brings its own: StepLR, MultiStepLR, ExponentialLR,
@@ -27,7 +28,7 @@
 
 #include <torch/optim/optimizer.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {

@@ -1,6 +1,6 @@
 // hookforge/torch/optim/multi_step_lr-inl.hpp — MultiStepLR's definitions: included by
 // multi_step_lr.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>

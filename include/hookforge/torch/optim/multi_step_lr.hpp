@@ -1,4 +1,5 @@
-// hookforge/torch/optim/multi_step_lr.hpp — MultiStepLR, with PyTorch's Python semantics (see lr_scheduler.hpp).
+// hookforge/torch/optim/multi_step_lr.hpp — MultiStepLR, with PyTorch's Python semantics (see
+// lr_scheduler.hpp).
 #pragma once
 
 #include <algorithm>
@@ -7,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {

@@ -1,6 +1,6 @@
 // hookforge/torch/optim/reduce_lr_on_plateau-inl.hpp — ReduceLROnPlateau's definitions:
 // included by reduce_lr_on_plateau.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/config.hpp).
+// hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>
@@ -76,9 +76,8 @@ HOOKFORGE_INLINE hookforge::state_map ReduceLROnPlateau::state_dict() const {
 HOOKFORGE_INLINE void ReduceLROnPlateau::load_state_dict(const hookforge::state_map& state) {
   const char* owner = "ReduceLROnPlateau";
   plateau_options options;
-  options.mode = parse_choice(state_value(state, owner, "mode"), "min", "max")
-                     ? plateau_mode::max
-                     : plateau_mode::min;
+  options.mode = parse_choice(state_value(state, owner, "mode"), "min", "max") ? plateau_mode::max
+                                                                               : plateau_mode::min;
   options.factor = state_value<double>(state, owner, "factor");
   options.patience = state_value<std::int64_t>(state, owner, "patience");
   options.threshold = state_value<double>(state, owner, "threshold");

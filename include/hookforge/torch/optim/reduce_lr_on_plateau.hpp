@@ -1,4 +1,5 @@
-// hookforge/torch/optim/reduce_lr_on_plateau.hpp — ReduceLROnPlateau, with PyTorch's Python semantics (see lr_scheduler.hpp).
+// hookforge/torch/optim/reduce_lr_on_plateau.hpp — ReduceLROnPlateau, with PyTorch's Python
+// semantics (see lr_scheduler.hpp).
 #pragma once
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
@@ -25,11 +26,12 @@ struct plateau_options {
   double factor = 0.1;                    // new_lr = old_lr * factor (must be < 1)
   std::int64_t patience = 10;             // bad epochs tolerated; the next one reduces
   double threshold = 1e-4;                // how much better counts as better
-  plateau_threshold_mode threshold_mode = plateau_threshold_mode::rel;  // threshold relative or absolute
-  std::int64_t cooldown = 0;              // epochs after a reduction that count as neither
-  double min_lr = 0.0;                    // lower bound for every group
-  std::vector<double> min_lrs = {};       // per group; replaces min_lr when not empty
-  double eps = 1e-8;                      // skip reductions smaller than this
+  plateau_threshold_mode threshold_mode =
+      plateau_threshold_mode::rel;   // threshold relative or absolute
+  std::int64_t cooldown = 0;         // epochs after a reduction that count as neither
+  double min_lr = 0.0;               // lower bound for every group
+  std::vector<double> min_lrs = {};  // per group; replaces min_lr when not empty
+  double eps = 1e-8;                 // skip reductions smaller than this
 };
 
 /// Multiplies every group's lr by `factor` once the metric has not improved for

@@ -1,6 +1,6 @@
 // hookforge/torch/optim/step_lr-inl.hpp — StepLR's definitions: included by
 // step_lr.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cmath>

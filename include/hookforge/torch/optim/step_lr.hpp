@@ -1,11 +1,12 @@
-// hookforge/torch/optim/step_lr.hpp — StepLR, with PyTorch's Python semantics (see lr_scheduler.hpp).
+// hookforge/torch/optim/step_lr.hpp — StepLR, with PyTorch's Python semantics (see
+// lr_scheduler.hpp).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 
 namespace hookforge {

@@ -1,6 +1,6 @@
 // hookforge/torch/optim/stop_condition-inl.hpp — ValidationLossDidNotImprove's definitions:
 // included by stop_condition.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>
@@ -42,8 +42,8 @@ HOOKFORGE_INLINE hookforge::state_map ValidationLossDidNotImprove::state_dict() 
 HOOKFORGE_INLINE void ValidationLossDidNotImprove::load_state_dict(
     const hookforge::state_map& state) {
   const double best = state_value<double>(state, "ValidationLossDidNotImprove", "best");
-  const auto count =
-      state_value<std::int64_t>(state, "ValidationLossDidNotImprove", "validations_without_improvement");
+  const auto count = state_value<std::int64_t>(state, "ValidationLossDidNotImprove",
+                                               "validations_without_improvement");
   const auto patience = state_value<std::int64_t>(state, "ValidationLossDidNotImprove", "patience");
   const double min_delta = state_value<double>(state, "ValidationLossDidNotImprove", "min_delta");
   best_ = best;

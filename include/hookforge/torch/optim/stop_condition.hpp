@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
@@ -66,7 +66,6 @@ class ValidationLossDidNotImprove final : public stop_condition {
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
 
  private:
-
   std::int64_t patience_;
   double min_delta_;
   double best_ = std::numeric_limits<double>::infinity();

@@ -3,7 +3,7 @@
 //
 // A hook written once for every runner looks at which fields a context has rather than at
 // its type, so it works on TrainingContext, GANContext, InferenceContext and on a custom
-// runner's context with the same fields: the built-in hooks and hookforge::dist do. These
+// runner's context with the same fields: the built-in hooks and hookforge::distributed do. These
 // concepts name those shapes; the helpers below do what such hooks do on either training
 // context (veto the update, list the optimisers), and context_position() is the one
 // message format they share ("epoch 2, batch 7 (0-based; global step 41)").

@@ -1,6 +1,6 @@
 // hookforge/torch/runners/epoch-inl.hpp — the epoch runners' shared non-template steps:
 // included by epoch.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <map>
@@ -22,7 +22,8 @@ HOOKFORGE_INLINE std::vector<torch::Tensor> optimizer_parameters(
 
 HOOKFORGE_INLINE Entry on_device(Entry&& batch, torch::Device device) {
   for (const auto& [name, tensor] : batch)
-    if (tensor.defined() && tensor.device() != device) return batch.to(device, /*non_blocking=*/device.is_cuda());
+    if (tensor.defined() && tensor.device() != device)
+      return batch.to(device, /*non_blocking=*/device.is_cuda());
   return std::move(batch);
 }
 

@@ -27,7 +27,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/data/batches.hpp"
@@ -72,9 +72,9 @@ struct named_optimizer {
 
 /// What an epoch runner returns.
 struct epoch_result {
-  epoch_scores scores;        ///< mean of each score over the epoch's samples
-  std::int64_t batches = 0;   ///< batches seen
-  bool stop_training = false; ///< a hook asked the trainer to stop
+  epoch_scores scores;         ///< mean of each score over the epoch's samples
+  std::int64_t batches = 0;    ///< batches seen
+  bool stop_training = false;  ///< a hook asked the trainer to stop
 };
 
 /// The batch on `device`; a batch already there is passed through untouched. Copies to a
@@ -175,7 +175,9 @@ class training_runner_base : public runner_base<Derived, Hooks...> {
   std::vector<named_optimizer> named_optimizers() { return {{"optimizer", optimizer_}}; }
 
   state_map state_dict() const { return {{"global_step", this->global_step_}}; }
-  void load_state_dict(const state_map& state) { this->global_step_ = state.at("global_step").toInt(); }
+  void load_state_dict(const state_map& state) {
+    this->global_step_ = state.at("global_step").toInt();
+  }
 
  protected:
   torch::optim::Optimizer* optimizer_;

@@ -1,7 +1,7 @@
 // hookforge/torch/runners/gan_runner-inl.hpp — the GAN runner's steps that depend on none of
 // its template arguments, and its context's and score accumulator's members: included by
 // gan_runner.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/config.hpp).
+// (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>
@@ -65,7 +65,8 @@ require_gan_optimizers(torch::optim::Optimizer* d_optimizer, torch::optim::Optim
   std::string missing;
   if (d_optimizer == nullptr) missing = "the discriminator optimizer (d_optimizer)";
   if (g_optimizer == nullptr)
-    missing += std::string(missing.empty() ? "" : " and ") + "the generator optimizer (g_optimizer)";
+    missing +=
+        std::string(missing.empty() ? "" : " and ") + "the generator optimizer (g_optimizer)";
   if (!missing.empty())
     throw std::invalid_argument("GANTrainingRunner: " + missing +
                                 (d_optimizer || g_optimizer ? " is" : " are") +

@@ -1,5 +1,5 @@
-// hookforge/torch/runners/gan_runner.hpp — one adversarial training epoch: a discriminator (D) and a
-// generator (G), each with its own optimiser and gradient scaler. See docs/gan.md.
+// hookforge/torch/runners/gan_runner.hpp — one adversarial training epoch: a discriminator (D) and
+// a generator (G), each with its own optimiser and gradient scaler. See docs/gan.md.
 //
 // With the Trainer: the model is hookforge::gan_models{generator, discriminator}, the
 // criterion hookforge::gan_criteria{d_criterion, g_criterion}; a validation runner runs the
@@ -13,22 +13,24 @@
 //   D phase, when run_d:
 //     on_pre_d_forward
 //     forward            G(entry) merged into entry, its fake copied to "fake"; D on the real  ┐
-//                        sample -> "d_real", D on fake.detach() -> "d_fake"                    │ autocast
+//                        sample -> "d_real", D on fake.detach() -> "d_fake"                    │
+//                        autocast
 //     on_post_d_forward  hooks may add ctx.d_extra_losses (an R1 penalty, …)                   │
 //     loss               d_criterion(entry) + extra losses                                     ┘
 //     backward           (scaled), then unscaled
-//     on_post_d_backward D's gradients visible and editable; hooks may clear ctx.run_d to skip the step
-//     D step             ctx.d_stepped
+//     on_post_d_backward D's gradients visible and editable; hooks may clear ctx.run_d to skip the
+//     step D step             ctx.d_stepped
 //   G phase, when run_g (D's parameters have requires_grad off from before on_pre_g_forward
 //   to after on_post_g_backward, so neither G's loss nor a hook leaks gradient into D):
 //     on_pre_g_forward
 //     forward            G(entry) unless the D phase already made a fake with a graph;         ┐
-//                        D(fake) -> "d_fake_for_g" (no detach)                                 │ autocast
+//                        D(fake) -> "d_fake_for_g" (no detach)                                 │
+//                        autocast
 //     on_post_g_forward  hooks may add ctx.g_extra_losses                                      │
 //     loss               g_criterion(entry) + extra losses                                     ┘
 //     backward           (scaled), then unscaled
-//     on_post_g_backward G's gradients visible and editable; hooks may clear ctx.run_g to skip the step
-//     G step             ctx.g_stepped
+//     on_post_g_backward G's gradients visible and editable; hooks may clear ctx.run_g to skip the
+//     step G step             ctx.g_stepped
 //   metrics              options.metrics on G's output ("output") and the real sample ("target")
 //   on_post_step
 // around them: train mode for both, on_epoch_start … on_epoch_end (ctx.scores holds the means).
@@ -49,7 +51,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -109,7 +111,8 @@ gan_models(Generator&, Discriminator&) -> gan_models<Generator, Discriminator>;
 
 /// The Trainer's criterion for a GAN: D's and G's criteria (copies; a module holder or a
 /// std::ref shares its object). set_epoch reaches each that has one (loss schedules).
-///   trainer.fit(loader, val_loader, hookforge::gan_criteria{d_criterion, g_criterion}, val_criterion);
+///   trainer.fit(loader, val_loader, hookforge::gan_criteria{d_criterion, g_criterion},
+///   val_criterion);
 template <class DCriterion, class GCriterion>
 struct gan_criteria {
   DCriterion d;
@@ -137,8 +140,8 @@ enum class gan_phase { none, discriminator, generator };
 /// that phase ran (G runs on fewer batches than D when step_ratio > 1).
 class gan_score_accumulator {
  public:
-  score_accumulator d;  ///< "d_loss" (the total) and "d.<term>"
-  score_accumulator g;  ///< "g_loss" (the total) and "g.<term>"
+  score_accumulator d;        ///< "d_loss" (the total) and "d.<term>"
+  score_accumulator g;        ///< "g_loss" (the total) and "g.<term>"
   score_accumulator metrics;  ///< gan_options::metrics, over the batches where G ran
 
   /// Both accumulators' means, in one map (their names do not overlap).
@@ -149,15 +152,17 @@ class gan_score_accumulator {
 /// GANTrainingRunner's context. Fields marked "hooks set" are requests the runner honours.
 struct GANContext : epoch_counters {
   Entry entry;  ///< the batch; G's output, "fake", "d_real", "d_fake", "d_fake_for_g" are added
-  torch::nn::Module* generator = nullptr;      ///< when the generator is a torch module (else null)
-  torch::nn::Module* discriminator = nullptr;  ///< when the discriminator is a torch module (else null)
+  torch::nn::Module* generator = nullptr;  ///< when the generator is a torch module (else null)
+  torch::nn::Module* discriminator =
+      nullptr;  ///< when the discriminator is a torch module (else null)
   torch::optim::Optimizer* d_optimizer = nullptr;
   torch::optim::Optimizer* g_optimizer = nullptr;
   GradScaler* d_scaler = nullptr;  ///< disabled without mixed precision on CUDA
   GradScaler* g_scaler = nullptr;
   torch::Device device = torch::kCPU;
   std::int64_t step_ratio = 1;
-  std::string real_field = "target";  ///< gan_options::real_field: the batch field holding the real sample
+  std::string real_field =
+      "target";  ///< gan_options::real_field: the batch field holding the real sample
   /// D's score ("output") on `sample`, called as the runner calls it (an Entry with "input" =
   /// sample plus the batch's discriminator_fields), for hooks that run D themselves, e.g.
   /// R1GradientPenalty on a real sample that requires grad. Valid during run_epoch.
@@ -167,17 +172,17 @@ struct GANContext : epoch_counters {
   gan_phase phase = gan_phase::none;
 
   // hooks set
-  bool run_d = true;          ///< at on_pre_step: run the D phase; up to on_post_d_backward: take D's step
-  bool run_g = false;         ///< at on_pre_step (preset from step_ratio): run the G phase; up to
-                              ///< on_post_g_backward: take G's step
-  loss_terms d_extra_losses;  ///< at on_post_d_forward: added to the D loss
-  loss_terms g_extra_losses;  ///< at on_post_g_forward: added to the G loss
-  bool stop_training = false; ///< anywhere: the trainer stops after this epoch
+  bool run_d = true;   ///< at on_pre_step: run the D phase; up to on_post_d_backward: take D's step
+  bool run_g = false;  ///< at on_pre_step (preset from step_ratio): run the G phase; up to
+                       ///< on_post_g_backward: take G's step
+  loss_terms d_extra_losses;   ///< at on_post_d_forward: added to the D loss
+  loss_terms g_extra_losses;   ///< at on_post_g_forward: added to the G loss
+  bool stop_training = false;  ///< anywhere: the trainer stops after this epoch
 
   // the runner sets
-  loss_terms d_losses;  ///< D criterion terms plus extra losses
-  loss_terms g_losses;  ///< G criterion terms plus extra losses
-  torch::Tensor d_loss; ///< their sums (undefined when the phase did not run)
+  loss_terms d_losses;   ///< D criterion terms plus extra losses
+  loss_terms g_losses;   ///< G criterion terms plus extra losses
+  torch::Tensor d_loss;  ///< their sums (undefined when the phase did not run)
   torch::Tensor g_loss;
   bool d_stepped = false;  ///< D's optimiser stepped on this batch (seen from the D step on)
   bool g_stepped = false;  ///< G's optimiser stepped on this batch
@@ -212,7 +217,7 @@ HOOKFORGE_INLINE std::pair<torch::optim::Optimizer*, torch::optim::Optimizer*>
 require_gan_optimizers(torch::optim::Optimizer* d_optimizer, torch::optim::Optimizer* g_optimizer);
 
 // The steps of a GAN batch that depend on none of the runner's template arguments, out of
-// line so that the library compiles them once (core/config.hpp).
+// line so that the library compiles them once (core/build_mode.hpp).
 
 /// The batch (index `index` of the epoch, on the device) in a context whose per-batch
 /// fields are reset; G is due when (global_step + 1) % step_ratio == 0.
@@ -244,28 +249,30 @@ template <class... Hooks>
 class GANTrainingRunner {
  public:
   using hook_points =
-      point_list<points::on_epoch_start, points::on_pre_step, points::on_pre_d_forward, points::on_post_d_forward,
-                 points::on_post_d_backward, points::on_pre_g_forward, points::on_post_g_forward,
-                 points::on_post_g_backward, points::on_post_step, points::on_epoch_end>;
+      point_list<points::on_epoch_start, points::on_pre_step, points::on_pre_d_forward,
+                 points::on_post_d_forward, points::on_post_d_backward, points::on_pre_g_forward,
+                 points::on_post_g_forward, points::on_post_g_backward, points::on_post_step,
+                 points::on_epoch_end>;
   using Ctx = GANContext;
   static constexpr std::string_view runner_name = "GANTrainingRunner";
 
   GANTrainingRunner(torch::optim::Optimizer& d_optimizer, torch::optim::Optimizer& g_optimizer,
                     gan_options options, Hooks... hooks)
-      : GANTrainingRunner(detail::require_gan_optimizers(&d_optimizer, &g_optimizer), std::move(options),
-                          std::move(hooks)...) {}
+      : GANTrainingRunner(detail::require_gan_optimizers(&d_optimizer, &g_optimizer),
+                          std::move(options), std::move(hooks)...) {}
 
   /// For optimisers built from a config: throws std::invalid_argument naming the one that is null.
   GANTrainingRunner(torch::optim::Optimizer* d_optimizer, torch::optim::Optimizer* g_optimizer,
                     gan_options options, Hooks... hooks)
-      : GANTrainingRunner(detail::require_gan_optimizers(d_optimizer, g_optimizer), std::move(options),
-                          std::move(hooks)...) {}
+      : GANTrainingRunner(detail::require_gan_optimizers(d_optimizer, g_optimizer),
+                          std::move(options), std::move(hooks)...) {}
 
   /// Train both networks for one epoch over `loader`; the loader and criteria are used
   /// during the call, never stored (temporaries are fine).
-  template <entry_model Generator, entry_model Discriminator, class Loader, criterion DC, criterion GC>
-  epoch_result run_epoch(Generator& generator, Discriminator& discriminator, Loader&& loader, std::int64_t epoch,
-                         DC&& d_criterion, GC&& g_criterion) {
+  template <entry_model Generator, entry_model Discriminator, class Loader, criterion DC,
+            criterion GC>
+  epoch_result run_epoch(Generator& generator, Discriminator& discriminator, Loader&& loader,
+                         std::int64_t epoch, DC&& d_criterion, GC&& g_criterion) {
     set_training_mode(generator, true);
     set_training_mode(discriminator, true);
     Ctx ctx;
@@ -294,7 +301,8 @@ class GANTrainingRunner {
       hooks_.template fire<points::on_pre_step>(ctx);
       bool fake_has_graph = false;  // the entry's "fake" can carry G's gradient
       const bool generated = ctx.run_d || ctx.run_g;
-      if (ctx.run_d) discriminator_phase(generator, discriminator, d_criterion, ctx, fake_has_graph);
+      if (ctx.run_d)
+        discriminator_phase(generator, discriminator, d_criterion, ctx, fake_has_graph);
       if (ctx.run_g) generator_phase(generator, discriminator, g_criterion, ctx, fake_has_graph);
       if (generated) detail::record_gan_metrics(ctx, options_, runner_name);
       ctx.phase = gan_phase::none;
@@ -309,8 +317,8 @@ class GANTrainingRunner {
   /// model a gan_models{generator, discriminator} and the criterion a gan_criteria{d, g}.
   template <class Generator, class Discriminator, class Loader, class Criteria>
     requires detail::is_gan_criteria<std::remove_cvref_t<Criteria>>
-  epoch_result run_epoch(const gan_models<Generator, Discriminator>& models, Loader&& loader, std::int64_t epoch,
-                         Criteria&& criteria) {
+  epoch_result run_epoch(const gan_models<Generator, Discriminator>& models, Loader&& loader,
+                         std::int64_t epoch, Criteria&& criteria) {
     return run_epoch(models.generator, models.discriminator, loader, epoch, criteria.d, criteria.g);
   }
 
@@ -335,7 +343,8 @@ class GANTrainingRunner {
 
   /// Counters and both scalers, for checkpoints (the optimisers are saved by their owner).
   hookforge::state_map state_dict() const {
-    hookforge::state_map state{{"global_step", global_step_}, {"d_steps", d_steps_}, {"g_steps", g_steps_}};
+    hookforge::state_map state{
+        {"global_step", global_step_}, {"d_steps", d_steps_}, {"g_steps", g_steps_}};
     nest_state(state, "d_scaler", d_scaler_.state_dict());
     nest_state(state, "g_scaler", g_scaler_.state_dict());
     return state;
@@ -355,10 +364,10 @@ class GANTrainingRunner {
         g_optimizer_(optimizers.second),
         options_(std::move(options)),
         // As TrainingEpochRunner: loss scaling is for float16 on CUDA only.
-        d_scaler_(detail::training_scaler(options_.d_scaler, options_.mixed_precision,
-                                          options_.device)),
-        g_scaler_(detail::training_scaler(options_.g_scaler, options_.mixed_precision,
-                                          options_.device)),
+        d_scaler_(
+            detail::training_scaler(options_.d_scaler, options_.mixed_precision, options_.device)),
+        g_scaler_(
+            detail::training_scaler(options_.g_scaler, options_.mixed_precision, options_.device)),
         hooks_(std::move(hooks)...) {
     if (options_.step_ratio < 1)
       throw std::invalid_argument("GANTrainingRunner: step_ratio must be >= 1, got " +
@@ -366,7 +375,8 @@ class GANTrainingRunner {
     check_metrics(options_.metrics, runner_name, {"d_loss", "g_loss"}, {"d.", "g."});
   }
 
-  /// G(entry) merged into the entry; its fake sample copied to "fake" (in the caller's autocast region).
+  /// G(entry) merged into the entry; its fake sample copied to "fake" (in the caller's autocast
+  /// region).
   template <class Generator>
   void generate(Generator& generator, Ctx& ctx, bool with_graph) {
     std::optional<torch::NoGradGuard> no_grad;
@@ -377,15 +387,16 @@ class GANTrainingRunner {
 
   /// D's "output" on an Entry whose "input" is `sample` (plus the discriminator_fields).
   template <class Discriminator>
-  torch::Tensor discriminate(Discriminator& discriminator, const Ctx& ctx, const torch::Tensor& sample) {
+  torch::Tensor discriminate(Discriminator& discriminator, const Ctx& ctx,
+                             const torch::Tensor& sample) {
     Entry in{{"input", sample}};
     for (const auto& field : options_.discriminator_fields) in.set(field, ctx.entry.at(field));
     return call_model(discriminator, in).at("output");
   }
 
   template <class Generator, class Discriminator, class C>
-  void discriminator_phase(Generator& generator, Discriminator& discriminator, C& criterion, Ctx& ctx,
-                           bool& fake_has_graph) {
+  void discriminator_phase(Generator& generator, Discriminator& discriminator, C& criterion,
+                           Ctx& ctx, bool& fake_has_graph) {
     ctx.phase = gan_phase::discriminator;
     hooks_.template fire<points::on_pre_d_forward>(ctx);
     {
@@ -427,8 +438,9 @@ class GANTrainingRunner {
         ctx.entry.set("d_fake_for_g", discriminate(discriminator, ctx, ctx.entry.at("fake")));
         if (options_.d_real_for_g) {
           torch::NoGradGuard no_grad;
-          ctx.entry.set("d_real_for_g",
-                        discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)).detach());
+          ctx.entry.set(
+              "d_real_for_g",
+              discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)).detach());
         }
         hooks_.template fire<points::on_post_g_forward>(ctx);
         ctx.g_losses = evaluate_criterion(criterion, ctx.entry);

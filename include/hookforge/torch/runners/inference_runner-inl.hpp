@@ -1,6 +1,6 @@
 // hookforge/torch/runners/inference_runner-inl.hpp — the inference batch's steps that depend
 // on none of the loop's template arguments: included by inference_runner.hpp header-only,
-// compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,9 @@
-// hookforge/torch/runners/inference_runner.hpp — epochs without gradients: inference, validation, benchmarking.
+// hookforge/torch/runners/inference_runner.hpp — epochs without gradients: inference, validation,
+// benchmarking.
 //
 // All three run the model in eval mode under torch::NoGradGuard and fire
-//   on_epoch_start → per batch: forward, postprocessors, [loss], [metrics] → on_post_step → on_epoch_end.
+//   on_epoch_start → per batch: forward, postprocessors, [loss], [metrics] → on_post_step →
+//   on_epoch_end.
 // They differ in the criterion:
 //   InferenceRunner         none needed; scores only when one is given
 //   ValidationEpochRunner   required — without one it is a compile error (or, for a
@@ -19,7 +21,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -37,11 +39,11 @@ struct InferenceContext : epoch_counters {
   Entry entry;
   torch::nn::Module* model = nullptr;
   torch::Device device = torch::kCPU;
-  loss_terms losses;               ///< empty when the runner has no criterion
+  loss_terms losses;  ///< empty when the runner has no criterion
   torch::Tensor loss;
   std::map<std::string, torch::Tensor> batch_scores;
   score_accumulator running_scores;
-  epoch_scores scores;             ///< at on_epoch_end
+  epoch_scores scores;  ///< at on_epoch_end
   bool stop_training = false;
 };
 
@@ -52,7 +54,8 @@ struct inference_options {
   bool mixed_precision = false;
   torch::Device device = torch::kCPU;
   std::vector<postprocessor> postprocessors{};
-  std::vector<metric> metrics{};  ///< computed on each batch (with or without a criterion), beside the loss
+  std::vector<metric>
+      metrics{};  ///< computed on each batch (with or without a criterion), beside the loss
 };
 
 namespace detail {
@@ -60,7 +63,7 @@ namespace detail {
 enum class criterion_need { none, required, optional };
 
 // The steps of an inference batch that depend on none of the loop's template arguments,
-// out of line so that the library compiles them once (core/config.hpp).
+// out of line so that the library compiles them once (core/build_mode.hpp).
 
 /// The batch, on the device, in a context whose per-batch fields are reset.
 HOOKFORGE_INLINE void begin_inference_batch(InferenceContext& ctx, Entry&& input,
@@ -69,15 +72,15 @@ HOOKFORGE_INLINE void begin_inference_batch(InferenceContext& ctx, Entry&& input
 /// into ctx.batch_scores and, when there are any, the epoch's running scores (`runner`
 /// names the runner in errors).
 HOOKFORGE_INLINE void inference_scores(InferenceContext& ctx, bool with_loss,
-                                       const std::vector<metric>& metrics,
-                                       std::string_view runner);
+                                       const std::vector<metric>& metrics, std::string_view runner);
 
 /// The loop shared by the three inference runners. `Runner` is the concrete runner
 /// (for hook checks and messages); it inherits `hook_points` and `Ctx` from here.
 template <class Runner, criterion_need Need, class... Hooks>
 class inference_loop : public runner_base<Runner, Hooks...> {
  public:
-  using hook_points = point_list<points::on_epoch_start, points::on_post_step, points::on_epoch_end>;
+  using hook_points =
+      point_list<points::on_epoch_start, points::on_post_step, points::on_epoch_end>;
   using Ctx = InferenceContext;
 
   explicit inference_loop(inference_options options, Hooks... hooks)
@@ -90,17 +93,20 @@ class inference_loop : public runner_base<Runner, Hooks...> {
   epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, C&& criterion = {}) {
     constexpr bool has_criterion = !std::is_same_v<std::remove_cvref_t<C>, no_criterion>;
     if constexpr (Need == criterion_need::required) {
-      static_assert(has_criterion,
-                    "ValidationEpochRunner::run_epoch needs a criterion: validation reports the loss "
-                    "(use InferenceRunner or BenchmarkRunner to run without one)");
+      static_assert(
+          has_criterion,
+          "ValidationEpochRunner::run_epoch needs a criterion: validation reports the loss "
+          "(use InferenceRunner or BenchmarkRunner to run without one)");
       if constexpr (requires { static_cast<bool>(criterion); })
         if (!static_cast<bool>(criterion))
-          throw std::invalid_argument("ValidationEpochRunner::run_epoch: the criterion is empty; "
-                                      "validation needs a criterion to report the loss");
+          throw std::invalid_argument(
+              "ValidationEpochRunner::run_epoch: the criterion is empty; "
+              "validation needs a criterion to report the loss");
     }
     if constexpr (has_criterion)
-      static_assert(hookforge::criterion<std::remove_cvref_t<C>>,
-                    "the criterion must be callable on a const Entry& and return a Tensor or loss_terms");
+      static_assert(
+          hookforge::criterion<std::remove_cvref_t<C>>,
+          "the criterion must be callable on a const Entry& and return a Tensor or loss_terms");
 
     torch::NoGradGuard no_grad;
     set_training_mode(model, false);
@@ -131,8 +137,8 @@ class inference_loop : public runner_base<Runner, Hooks...> {
 }  // namespace detail
 
 template <class... Hooks>
-class InferenceRunner
-    : public detail::inference_loop<InferenceRunner<Hooks...>, detail::criterion_need::none, Hooks...> {
+class InferenceRunner : public detail::inference_loop<InferenceRunner<Hooks...>,
+                                                      detail::criterion_need::none, Hooks...> {
  public:
   static constexpr std::string_view runner_name = "InferenceRunner";
   // Each runner has its own constructor, not the loop's inherited one, so the attach
@@ -144,8 +150,8 @@ class InferenceRunner
 
 template <class... Hooks>
 class ValidationEpochRunner
-    : public detail::inference_loop<ValidationEpochRunner<Hooks...>, detail::criterion_need::required,
-                                    Hooks...> {
+    : public detail::inference_loop<ValidationEpochRunner<Hooks...>,
+                                    detail::criterion_need::required, Hooks...> {
  public:
   static constexpr std::string_view runner_name = "ValidationEpochRunner";
   explicit ValidationEpochRunner(inference_options options, Hooks... hooks)
@@ -154,8 +160,8 @@ class ValidationEpochRunner
 };
 
 template <class... Hooks>
-class BenchmarkRunner
-    : public detail::inference_loop<BenchmarkRunner<Hooks...>, detail::criterion_need::optional, Hooks...> {
+class BenchmarkRunner : public detail::inference_loop<BenchmarkRunner<Hooks...>,
+                                                      detail::criterion_need::optional, Hooks...> {
  public:
   static constexpr std::string_view runner_name = "BenchmarkRunner";
   explicit BenchmarkRunner(inference_options options, Hooks... hooks)

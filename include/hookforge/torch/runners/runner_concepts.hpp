@@ -2,12 +2,14 @@
 //
 // A training runner (the Trainer's second argument) has
 //   run_epoch(model, loader, epoch, criterion) -> epoch_result   one epoch of training
-//   set_total_epochs(std::int64_t)                                the planned epochs (ctx.total_epochs)
-//   global_step() -> an integer                                   training batches so far, whole run
-//   hooks()                                                       its hook pack (binding tables, checkpoints)
-//   named_optimizers() -> std::vector<named_optimizer>            each optimiser under its checkpoint
+//   set_total_epochs(std::int64_t)                                the planned epochs
+//   (ctx.total_epochs) global_step() -> an integer                                   training
+//   batches so far, whole run hooks()                                                       its
+//   hook pack (binding tables, checkpoints) named_optimizers() -> std::vector<named_optimizer> each
+//   optimiser under its checkpoint
 //     (or optimizer(), its one optimiser, named "optimizer")      section; the learning rates
-//   state_dict() / load_state_dict(const state_map&)              optional: its counters, in checkpoints
+//   state_dict() / load_state_dict(const state_map&)              optional: its counters, in
+//   checkpoints
 // A validation runner (the third argument, or no_validation{}) has run_epoch,
 // set_total_epochs and hooks().
 //
@@ -82,13 +84,15 @@ concept training_runner = detail::declares_run_epoch<R> && detail::has_set_total
 
 /// What the Trainer needs from its validation runner.
 template <class R>
-concept validation_runner = detail::declares_run_epoch<R> && detail::has_set_total_epochs<R> && detail::has_hooks<R>;
+concept validation_runner =
+    detail::declares_run_epoch<R> && detail::has_set_total_epochs<R> && detail::has_hooks<R>;
 
 /// Can `runner.run_epoch(model, loader, epoch, criterion)` run, returning an epoch_result?
 template <class R, class Model, class Loader, class Criterion>
-concept runs_epoch_of = requires(R& r, Model& model, Loader& loader, std::int64_t epoch, Criterion& criterion) {
-  { r.run_epoch(model, loader, epoch, criterion) } -> std::convertible_to<epoch_result>;
-};
+concept runs_epoch_of =
+    requires(R& r, Model& model, Loader& loader, std::int64_t epoch, Criterion& criterion) {
+      { r.run_epoch(model, loader, epoch, criterion) } -> std::convertible_to<epoch_result>;
+    };
 
 /// A training runner's optimisers: its named_optimizers(), else {{"optimizer", &optimizer()}}.
 template <class R>
@@ -143,8 +147,9 @@ template <class Runner, fixed_string Role, fixed_string Lacks, bool Satisfied>
 constexpr void trainer_runner_complete() {
 #if HOOKFORGE_RUNNER_MESSAGES
   static_assert(Satisfied, detail::static_message{}
-                               << "hookforge: " << type_name<Runner>() << " cannot be the Trainer's "
-                               << Role.view() << ": it has no " << Lacks.view()
+                               << "hookforge: " << type_name<Runner>()
+                               << " cannot be the Trainer's " << Role.view() << ": it has no "
+                               << Lacks.view()
                                << ". See 'The runner concepts' in docs/runners.md; runner_base and "
                                << "training_runner_base give all but run_epoch");
 #else
@@ -158,17 +163,19 @@ constexpr void trainer_runner_complete() {
 template <class Runner, fixed_string Role, class Model, class Loader, class Criterion, bool Runs>
 constexpr void trainer_runner_runs_epoch() {
 #if HOOKFORGE_RUNNER_MESSAGES
-  static_assert(Runs, detail::static_message{}
-                          << "hookforge: the Trainer's " << Role.view() << " " << type_name<Runner>()
-                          << " has no run_epoch(model, loader, epoch, criterion) returning "
-                          << "hookforge::epoch_result for the model " << type_name<Model>() << ", the loader "
-                          << type_name<Loader>() << " and the criterion " << type_name<Criterion>()
-                          << " (a GAN runner takes hookforge::gan_models and hookforge::gan_criteria)");
+  static_assert(
+      Runs, detail::static_message{}
+                << "hookforge: the Trainer's " << Role.view() << " " << type_name<Runner>()
+                << " has no run_epoch(model, loader, epoch, criterion) returning "
+                << "hookforge::epoch_result for the model " << type_name<Model>() << ", the loader "
+                << type_name<Loader>() << " and the criterion " << type_name<Criterion>()
+                << " (a GAN runner takes hookforge::gan_models and hookforge::gan_criteria)");
 #else
-  static_assert(Runs,
-                "hookforge: the Trainer's Role (Runner) has no run_epoch(model, loader, epoch, criterion) "
-                "returning hookforge::epoch_result for this Model, Loader and Criterion (a GAN runner "
-                "takes hookforge::gan_models and hookforge::gan_criteria) [see 'with' above]");
+  static_assert(
+      Runs,
+      "hookforge: the Trainer's Role (Runner) has no run_epoch(model, loader, epoch, criterion) "
+      "returning hookforge::epoch_result for this Model, Loader and Criterion (a GAN runner "
+      "takes hookforge::gan_models and hookforge::gan_criteria) [see 'with' above]");
 #endif
 }
 

@@ -1,6 +1,6 @@
 // hookforge/torch/runners/trainer-inl.hpp — the Trainer's bookkeeping that depends on
 // none of its template arguments, and TrainerContext's actions: included by trainer.hpp
-// header-only, compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>
@@ -133,7 +133,8 @@ HOOKFORGE_INLINE void checkpoint_parts::add_state(const std::string& section, st
   states.emplace_back(section, std::move(state));
 }
 
-HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path, const checkpoint_parts& parts) {
+HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path,
+                                       const checkpoint_parts& parts) {
   checkpoint_writer out;
   for (const auto& [name, module] : parts.modules) out.add_module(name, *module);
   for (const auto& o : parts.optimizers) out.add_optimizer(o.name, *o.optimizer);
@@ -142,7 +143,8 @@ HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path, const 
   out.save(path);
 }
 
-HOOKFORGE_INLINE void check_sections(const named_modules& modules, const std::vector<named_optimizer>& optimizers,
+HOOKFORGE_INLINE void check_sections(const named_modules& modules,
+                                     const std::vector<named_optimizer>& optimizers,
                                      std::vector<std::string> names) {
   auto add = [&](const std::string& name, std::string_view what) {
     if (std::find(names.begin(), names.end(), name) != names.end())

@@ -11,8 +11,8 @@
 //   per epoch:  criterion.set_epoch(epoch), loaders' set_epoch(epoch)   (when they have one)
 //               training runner epoch
 //               validation runner epoch               (every val_interval epochs)
-//               LR scheduler step                     (metric-based ones get the monitored val score)
-//               stop condition                        (ctx.stop_training, ctx.stop_reason)
+//               LR scheduler step                     (metric-based ones get the monitored val
+//               score) stop condition                        (ctx.stop_training, ctx.stop_reason)
 //               on_trainer_epoch_finished             (scores, learning rates, epoch_seconds)
 //               hook stop requests, the epoch's record (fit_result::history)
 //   on_training_finished
@@ -48,7 +48,7 @@
 
 #include <ATen/core/ivalue.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/data/criterion.hpp"
@@ -84,19 +84,19 @@ struct TrainerContext {
   std::int64_t epoch = 0;             ///< the epoch just run (at on_trainer_epoch_finished)
   std::int64_t completed_epochs = 0;  ///< epochs finished, this one included once it finished
   std::int64_t total_epochs = 0;
-  std::int64_t global_step = 0;       ///< training batches processed so far
-  epoch_scores train_scores;          ///< this epoch's training means
-  epoch_scores val_scores;            ///< the last validation's means (empty before any)
-  bool validated = false;             ///< validation ran this epoch
+  std::int64_t global_step = 0;  ///< training batches processed so far
+  epoch_scores train_scores;     ///< this epoch's training means
+  epoch_scores val_scores;       ///< the last validation's means (empty before any)
+  bool validated = false;        ///< validation ran this epoch
   /// Per param group, as used this epoch: every optimiser of the training runner in the
   /// order of its named_optimizers() (GANTrainingRunner: D's groups, then G's).
   std::vector<double> learning_rates;
-  std::vector<double> next_learning_rates; ///< the same, for the next epoch (scheduler stepped)
-  double epoch_seconds = 0;           ///< wall time of this epoch's training and validation
-  std::filesystem::path work_dir;     ///< trainer_options::work_dir: where hooks write their files
-  std::string monitor;                ///< trainer_options::monitor: the score that judges the run
-  bool stop_training = false;         ///< the run stops after this epoch (request_stop sets it)
-  std::string stop_reason;            ///< why (the stop condition's, or a hook's reason)
+  std::vector<double> next_learning_rates;  ///< the same, for the next epoch (scheduler stepped)
+  double epoch_seconds = 0;                 ///< wall time of this epoch's training and validation
+  std::filesystem::path work_dir;  ///< trainer_options::work_dir: where hooks write their files
+  std::string monitor;             ///< trainer_options::monitor: the score that judges the run
+  bool stop_training = false;      ///< the run stops after this epoch (request_stop sets it)
+  std::string stop_reason;         ///< why (the stop condition's, or a hook's reason)
   /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
   /// at on_after_load_checkpoint: the entries read back.
   state_map* checkpoint_extra = nullptr;
@@ -116,22 +116,23 @@ struct no_validation {};
 
 struct trainer_options {
   std::int64_t epochs = 1;
-  std::int64_t val_interval = 1;             ///< validate every N epochs; 0 never
-  lr_scheduler* scheduler = nullptr;         ///< stepped once per epoch; not owned
-  stop_condition* stop = nullptr;            ///< asked after each validation; not owned
-  std::string monitor = "loss";              ///< validation score for plateau schedulers and `stop`
-  std::filesystem::path work_dir = ".";      ///< where hooks write files (ctx.work_dir)
-  bool print_bindings = false;               ///< print every component's binding table at start
+  std::int64_t val_interval = 1;         ///< validate every N epochs; 0 never
+  lr_scheduler* scheduler = nullptr;     ///< stepped once per epoch; not owned
+  stop_condition* stop = nullptr;        ///< asked after each validation; not owned
+  std::string monitor = "loss";          ///< validation score for plateau schedulers and `stop`
+  std::filesystem::path work_dir = ".";  ///< where hooks write files (ctx.work_dir)
+  bool print_bindings = false;           ///< print every component's binding table at start
 };
 
 /// One epoch of a fit() call, as fit_result::history keeps it.
 struct epoch_record {
-  std::int64_t epoch = 0;             ///< 0-based, counting epochs of a loaded checkpoint
+  std::int64_t epoch = 0;  ///< 0-based, counting epochs of a loaded checkpoint
   epoch_scores train_scores;
-  epoch_scores val_scores;            ///< this epoch's validation (empty when it did not validate)
+  epoch_scores val_scores;  ///< this epoch's validation (empty when it did not validate)
   bool validated = false;
-  std::vector<double> learning_rates; ///< per param group, as used this epoch (TrainerContext's order)
-  double seconds = 0;                 ///< wall time of the epoch: training, validation and hooks
+  std::vector<double>
+      learning_rates;  ///< per param group, as used this epoch (TrainerContext's order)
+  double seconds = 0;  ///< wall time of the epoch: training, validation and hooks
 };
 
 /// What fit() returns.
@@ -161,7 +162,7 @@ class module_snapshot {
 using named_modules = std::vector<std::pair<std::string, torch::nn::Module*>>;
 
 // The Trainer's bookkeeping that depends on none of its template arguments, out of line
-// so that the library compiles it once (core/config.hpp).
+// so that the library compiles it once (core/build_mode.hpp).
 
 /// The context at the start of a fit() or an epoch, before the epoch's own fields and
 /// before `trainer`, which the Trainer sets to itself.
@@ -190,7 +191,8 @@ HOOKFORGE_INLINE state_map scores_state(const epoch_scores& scores);
 HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state);
 /// The checkpoint's module and optimiser sections are distinct from each other and from
 /// the trainer's own sections; no optimiser is null. std::invalid_argument otherwise.
-HOOKFORGE_INLINE void check_sections(const named_modules& modules, const std::vector<named_optimizer>& optimizers,
+HOOKFORGE_INLINE void check_sections(const named_modules& modules,
+                                     const std::vector<named_optimizer>& optimizers,
                                      std::vector<std::string> reserved);
 
 /// A Trainer's checkpoint as the Trainer gathers it, sections in file order, for
@@ -208,7 +210,8 @@ struct checkpoint_parts {
 };
 /// The modules, the optimisers, the states and the RNG, atomically to `path`
 /// (checkpoint_writer::save: the previous file stays as it was if this throws).
-HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path, const checkpoint_parts& parts);
+HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path,
+                                       const checkpoint_parts& parts);
 
 /// The modules a trainer checkpoint holds, by section: the model's checkpoint_modules()
 /// (gan_models: "generator", "discriminator"), else the model as "model" when it is a module.
@@ -222,7 +225,8 @@ named_modules checkpoint_modules(Model& model) {
   }
 }
 
-/// What the validation runner runs: the model's validation_model() (gan_models: the generator), else the model.
+/// What the validation runner runs: the model's validation_model() (gan_models: the generator),
+/// else the model.
 template <class Model>
 decltype(auto) validation_model(Model& model) {
   if constexpr (requires { model.validation_model(); })
@@ -234,9 +238,10 @@ decltype(auto) validation_model(Model& model) {
 }  // namespace detail
 
 /// The points a Trainer fires (every Trainer type, and hookforge-run's Trainer entry).
-using trainer_points = point_list<points::on_training_began, points::on_trainer_epoch_finished,
-                                  points::on_training_finished, points::on_before_save_checkpoint,
-                                  points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+using trainer_points =
+    point_list<points::on_training_began, points::on_trainer_epoch_finished,
+               points::on_training_finished, points::on_before_save_checkpoint,
+               points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 class Trainer : private detail::trainer_actions {
@@ -245,26 +250,36 @@ class Trainer : private detail::trainer_actions {
   // `no_validation` is nothing to refer to, so it is taken by value (a temporary is fine).
   using validation_arg = std::conditional_t<validates, ValRunner&, no_validation>;
   // Both runners have what the trainer calls (else the constructor reports what they lack).
-  static constexpr bool runners_ok = training_runner<TrainRunner> && (!validates || validation_runner<ValRunner>);
+  static constexpr bool runners_ok =
+      training_runner<TrainRunner> && (!validates || validation_runner<ValRunner>);
   // What the validation runner runs.
-  using validation_model_t = std::remove_reference_t<decltype(detail::validation_model(std::declval<Model&>()))>;
+  using validation_model_t =
+      std::remove_reference_t<decltype(detail::validation_model(std::declval<Model&>()))>;
 
  public:
   using hook_points = trainer_points;
   using Ctx = TrainerContext;
   static constexpr std::string_view runner_name = "Trainer";
 
-  Trainer(Model& model, TrainRunner& train, validation_arg validation, trainer_options options, Hooks... hooks)
-      : model_(&model), train_(&train), val_(validation_pointer(validation)), options_(std::move(options)),
+  Trainer(Model& model, TrainRunner& train, validation_arg validation, trainer_options options,
+          Hooks... hooks)
+      : model_(&model),
+        train_(&train),
+        val_(validation_pointer(validation)),
+        options_(std::move(options)),
         hooks_(std::move(hooks)...) {
-    // What the runners lack, named, from the line that constructs the trainer (runner_concepts.hpp).
-    check::trainer_runner_complete<TrainRunner, "training runner", detail::training_runner_lacks<TrainRunner>(),
+    // What the runners lack, named, from the line that constructs the trainer
+    // (runner_concepts.hpp).
+    check::trainer_runner_complete<TrainRunner, "training runner",
+                                   detail::training_runner_lacks<TrainRunner>(),
                                    training_runner<TrainRunner>>();
     if constexpr (validates)
-      check::trainer_runner_complete<ValRunner, "validation runner", detail::validation_runner_lacks<ValRunner>(),
+      check::trainer_runner_complete<ValRunner, "validation runner",
+                                     detail::validation_runner_lacks<ValRunner>(),
                                      validation_runner<ValRunner>>();
     if (options_.epochs < 0) throw std::invalid_argument("Trainer: epochs must be >= 0");
-    if (options_.val_interval < 0) throw std::invalid_argument("Trainer: val_interval must be >= 0");
+    if (options_.val_interval < 0)
+      throw std::invalid_argument("Trainer: val_interval must be >= 0");
     if constexpr (runners_ok) check_sections();
   }
 
@@ -288,16 +303,19 @@ class Trainer : private detail::trainer_actions {
     using TC = std::remove_reference_t<TrainC>;
     using VL = std::remove_reference_t<ValLoader>;
     using VC = std::remove_reference_t<ValC>;
-    constexpr bool trains = !training_runner<TrainRunner> || runs_epoch_of<TrainRunner, Model, TL, TC>;
+    constexpr bool trains =
+        !training_runner<TrainRunner> || runs_epoch_of<TrainRunner, Model, TL, TC>;
     check::trainer_runner_runs_epoch<TrainRunner, "training runner", Model, TL, TC, trains>();
     constexpr bool validates_ok = [] {
       if constexpr (validates)
-        return !validation_runner<ValRunner> || runs_epoch_of<ValRunner, validation_model_t, VL, VC>;
+        return !validation_runner<ValRunner> ||
+               runs_epoch_of<ValRunner, validation_model_t, VL, VC>;
       else
         return true;
     }();
     if constexpr (validates)
-      check::trainer_runner_runs_epoch<ValRunner, "validation runner", validation_model_t, VL, VC, validates_ok>();
+      check::trainer_runner_runs_epoch<ValRunner, "validation runner", validation_model_t, VL, VC,
+                                       validates_ok>();
     if constexpr (runners_ok && trains && validates_ok)
       return run_fit(train_loader, val_loader, train_criterion, val_criterion);
     else
@@ -313,7 +331,8 @@ class Trainer : private detail::trainer_actions {
 
  private:
   template <class TrainLoader, class ValLoader, class TrainC, class ValC>
-  fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion, ValC& val_criterion) {
+  fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion,
+                     ValC& val_criterion) {
     train_->set_total_epochs(options_.epochs);
     if constexpr (validates) val_->set_total_epochs(options_.epochs);
     if (options_.print_bindings) std::fputs(format_bindings().c_str(), stdout);
@@ -326,7 +345,8 @@ class Trainer : private detail::trainer_actions {
       const auto started = std::chrono::steady_clock::now();
       const std::int64_t epoch = completed_epochs_;
       update_criterion_schedule(train_criterion, epoch);
-      if (!same_object(train_criterion, val_criterion)) update_criterion_schedule(val_criterion, epoch);
+      if (!same_object(train_criterion, val_criterion))
+        update_criterion_schedule(val_criterion, epoch);
       set_loader_epoch(train_loader, epoch);
       set_loader_epoch(val_loader, epoch);
       ctx = context();
@@ -354,7 +374,8 @@ class Trainer : private detail::trainer_actions {
       detail::check_stop(options_, ctx, stop);
       ctx.epoch_seconds = detail::seconds_since(started);
       hooks_.template fire<points::on_trainer_epoch_finished>(ctx);
-      if (ctx.stop_training && ctx.stop_reason.empty()) ctx.stop_reason = "requested by a trainer hook";
+      if (ctx.stop_training && ctx.stop_reason.empty())
+        ctx.stop_reason = "requested by a trainer hook";
       stop = stop || ctx.stop_training;
       detail::record_epoch(result, ctx, epoch, started);
       if (stop) {
@@ -371,7 +392,8 @@ class Trainer : private detail::trainer_actions {
  public:
   /// Write everything needed to resume to `path` (atomically). Between epochs, or from a
   /// hook through TrainerContext::save_checkpoint.
-  void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) override {
+  void save_checkpoint(const std::filesystem::path& path,
+                       checkpoint_content content = {}) override {
     if constexpr (runners_ok) write_checkpoint(path, content);
   }
 
@@ -395,8 +417,9 @@ class Trainer : private detail::trainer_actions {
     // The optimisers' sections are there together, or not at all (saved with
     // checkpoint_content::optimizer = false: loading keeps the optimisers as they are).
     const auto optimizers = optimizers_of(*train_);
-    const bool has_optimizers = std::any_of(optimizers.begin(), optimizers.end(),
-                                            [&](const named_optimizer& o) { return in.contains(o.name); });
+    const bool has_optimizers =
+        std::any_of(optimizers.begin(), optimizers.end(),
+                    [&](const named_optimizer& o) { return in.contains(o.name); });
     if (has_optimizers)
       for (const auto& o : optimizers) require(o.name, "optimizer");
     require("rng", "rng");
@@ -406,12 +429,15 @@ class Trainer : private detail::trainer_actions {
     // they go last of what can fail; after them, only the RNG, whose section was checked above.
     for (const auto& [name, module] : modules) {
       auto before = std::make_shared<detail::module_snapshot>(*module);
-      plan.add_step(name, [&in, name = name, module = module] { in.load_module(name, *module); },
-                    [before] { before->restore(); });
+      plan.add_step(
+          name, [&in, name = name, module = module] { in.load_module(name, *module); },
+          [before] { before->restore(); });
     }
     if (has_optimizers) {
-      for (const auto& o : optimizers) plan.add_step(o.name, [&in, o] { in.check_optimizer(o.name, *o.optimizer); });
-      for (const auto& o : optimizers) plan.add_step(o.name, [&in, o] { in.load_optimizer(o.name, *o.optimizer); });
+      for (const auto& o : optimizers)
+        plan.add_step(o.name, [&in, o] { in.check_optimizer(o.name, *o.optimizer); });
+      for (const auto& o : optimizers)
+        plan.add_step(o.name, [&in, o] { in.load_optimizer(o.name, *o.optimizer); });
     }
     plan.add_step("rng", [&] { in.load_rng(); });
     plan.apply();
@@ -423,7 +449,9 @@ class Trainer : private detail::trainer_actions {
 
   /// The trainer's own counters, as in its checkpoint section "trainer".
   state_map state_dict() const { return {{"completed_epochs", completed_epochs_}}; }
-  void load_state_dict(const state_map& state) { completed_epochs_ = state.at("completed_epochs").toInt(); }
+  void load_state_dict(const state_map& state) {
+    completed_epochs_ = state.at("completed_epochs").toInt();
+  }
 
   /// Every component's binding table: the trainer's, then each runner's.
   std::string format_bindings() const {
@@ -456,8 +484,9 @@ class Trainer : private detail::trainer_actions {
            save_hooks(out, name, t.hooks_);
          },
          [](Trainer& t, load_plan& plan, const std::string& name) {
-           plan.add_state(name, plan.read(name, {"completed_epochs"}), [&t] { return t.state_dict(); },
-                          [&t](const state_map& s) { t.load_state_dict(s); });
+           plan.add_state(
+               name, plan.read(name, {"completed_epochs"}), [&t] { return t.state_dict(); },
+               [&t](const state_map& s) { t.load_state_dict(s); });
            plan.add_hooks(t.hooks_, name);
          }},
         {"last_val_scores",  // only once a validation ran
@@ -465,8 +494,10 @@ class Trainer : private detail::trainer_actions {
            if (!t.last_val_scores_.empty()) out.add_state(name, t.val_scores_state());
          },
          [](Trainer& t, load_plan& plan, const std::string& name) {
-           plan.add_state(name, plan.reader().contains(name) ? plan.read(name) : state_map{},
-                          [&t] { return t.val_scores_state(); }, [&t](const state_map& s) { t.load_val_scores(s); });
+           plan.add_state(
+               name, plan.reader().contains(name) ? plan.read(name) : state_map{},
+               [&t] { return t.val_scores_state(); },
+               [&t](const state_map& s) { t.load_val_scores(s); });
          }},
         {"scheduler",
          [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
@@ -483,8 +514,12 @@ class Trainer : private detail::trainer_actions {
            if (t.options_.stop) plan.add_component_state(name, *t.options_.stop);
          }},
         {"training_runner",
-         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) { save_component(out, name, *t.train_); },
-         [](Trainer& t, load_plan& plan, const std::string& name) { plan_component(plan, name, *t.train_); }},
+         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
+           save_component(out, name, *t.train_);
+         },
+         [](Trainer& t, load_plan& plan, const std::string& name) {
+           plan_component(plan, name, *t.train_);
+         }},
         {"validation_runner",
          [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
            if constexpr (validates) save_component(out, name, *t.val_);
@@ -501,7 +536,8 @@ class Trainer : private detail::trainer_actions {
   void check_sections() {
     std::vector<std::string> reserved{std::string(extra_section), "rng"};
     for (const auto& section : sections()) reserved.emplace_back(section.name);
-    detail::check_sections(detail::checkpoint_modules(*model_), optimizers_of(*train_), std::move(reserved));
+    detail::check_sections(detail::checkpoint_modules(*model_), optimizers_of(*train_),
+                           std::move(reserved));
   }
 
   void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
@@ -527,7 +563,9 @@ class Trainer : private detail::trainer_actions {
   }
 
   state_map val_scores_state() const { return detail::scores_state(last_val_scores_); }
-  void load_val_scores(const state_map& state) { last_val_scores_ = detail::scores_of_state(state); }
+  void load_val_scores(const state_map& state) {
+    last_val_scores_ = detail::scores_of_state(state);
+  }
 
   Ctx context() {
     Ctx ctx = detail::trainer_context(options_, completed_epochs_, global_step(), last_val_scores_);
@@ -540,7 +578,8 @@ class Trainer : private detail::trainer_actions {
   template <class A, class B>
   static bool same_object(const A& a, const B& b) {
     if constexpr (std::is_object_v<A> && std::is_object_v<B>)
-      return static_cast<const void*>(std::addressof(a)) == static_cast<const void*>(std::addressof(b));
+      return static_cast<const void*>(std::addressof(a)) ==
+             static_cast<const void*>(std::addressof(b));
     else
       return false;  // functions have no set_epoch
   }
@@ -560,7 +599,8 @@ class Trainer : private detail::trainer_actions {
 };
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
-Trainer(Model&, TrainRunner&, ValRunner&, trainer_options, Hooks...) -> Trainer<Model, TrainRunner, ValRunner, Hooks...>;
+Trainer(Model&, TrainRunner&, ValRunner&, trainer_options, Hooks...)
+    -> Trainer<Model, TrainRunner, ValRunner, Hooks...>;
 template <class Model, class TrainRunner, class... Hooks>
 Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
     -> Trainer<Model, TrainRunner, no_validation, Hooks...>;

@@ -1,6 +1,6 @@
 // hookforge/torch/runners/training_runner-inl.hpp — the training batch's steps that depend
 // on none of the runner's template arguments: included by training_runner.hpp header-only,
-// compiled into hookforge::torch_compiled otherwise (core/config.hpp).
+// compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <cstdint>

@@ -28,7 +28,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
-#include "hookforge/core/config.hpp"
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -45,30 +45,30 @@ namespace hookforge {
 
 /// TrainingEpochRunner's context. Fields marked "hooks set" are requests the runner honours.
 struct TrainingContext : epoch_counters {
-  Entry entry;                               ///< the batch; the model's output is merged in after forward
-  torch::nn::Module* model = nullptr;        ///< the model, when it is a torch module (else null)
+  Entry entry;                         ///< the batch; the model's output is merged in after forward
+  torch::nn::Module* model = nullptr;  ///< the model, when it is a torch module (else null)
   torch::optim::Optimizer* optimizer = nullptr;
-  GradScaler* scaler = nullptr;              ///< the gradient scaler (disabled without mixed precision)
+  GradScaler* scaler = nullptr;  ///< the gradient scaler (disabled without mixed precision)
   torch::Device device = torch::kCPU;
   std::int64_t gradient_accumulation_steps = 1;
-  std::int64_t optimizer_steps = 0;          ///< optimiser updates taken so far (whole run)
+  std::int64_t optimizer_steps = 0;  ///< optimiser updates taken so far (whole run)
 
   // hooks set
-  bool skip_batch = false;         ///< at on_pre_step: no forward, backward or update for this batch
-  loss_terms extra_losses;         ///< at on_post_forward: added to the loss before backward
-  bool skip_optimizer_step = false;///< up to on_post_backward: do not apply this batch's update
-  bool stop_training = false;      ///< anywhere: the trainer stops after this epoch
+  bool skip_batch = false;  ///< at on_pre_step: no forward, backward or update for this batch
+  loss_terms extra_losses;  ///< at on_post_forward: added to the loss before backward
+  bool skip_optimizer_step = false;  ///< up to on_post_backward: do not apply this batch's update
+  bool stop_training = false;        ///< anywhere: the trainer stops after this epoch
 
   // the runner sets
-  loss_terms losses;               ///< criterion terms plus extra losses (from after on_post_forward)
-  torch::Tensor loss;              ///< their sum, before division by the accumulation steps
-  bool optimizer_step_due = false; ///< an update follows this batch's backward (unless vetoed)
-  bool optimizer_stepped = false;  ///< an update was applied (seen at on_post_step); with a
-                                   ///< scaler and a supports_amp_scaling optimizer: handed to
-                                   ///< it, which skips an inf/NaN step on the device
+  loss_terms losses;   ///< criterion terms plus extra losses (from after on_post_forward)
+  torch::Tensor loss;  ///< their sum, before division by the accumulation steps
+  bool optimizer_step_due = false;  ///< an update follows this batch's backward (unless vetoed)
+  bool optimizer_stepped = false;   ///< an update was applied (seen at on_post_step); with a
+                                    ///< scaler and a supports_amp_scaling optimizer: handed to
+                                    ///< it, which skips an inf/NaN step on the device
   std::map<std::string, torch::Tensor> batch_scores;  ///< this batch's scores (detached, on device)
-  score_accumulator running_scores;///< the epoch's scores so far
-  epoch_scores scores;             ///< at on_epoch_end: the epoch's mean scores
+  score_accumulator running_scores;                   ///< the epoch's scores so far
+  epoch_scores scores;                                ///< at on_epoch_end: the epoch's mean scores
 
   /// The optimiser's parameters (none without an optimiser).
   std::vector<torch::Tensor> parameters() const;
@@ -76,17 +76,17 @@ struct TrainingContext : epoch_counters {
 
 struct training_options {
   std::int64_t gradient_accumulation_steps = 1;
-  bool mixed_precision = false;           ///< autocast (fp16 on CUDA, bf16 on CPU) + gradient scaler
-  torch::Device device = torch::kCPU;     ///< where batches are moved before forward
-  grad_scaler_options scaler = {};        ///< used when mixed_precision is on
+  bool mixed_precision = false;        ///< autocast (fp16 on CUDA, bf16 on CPU) + gradient scaler
+  torch::Device device = torch::kCPU;  ///< where batches are moved before forward
+  grad_scaler_options scaler = {};     ///< used when mixed_precision is on
   std::vector<postprocessor> postprocessors{};
-  std::vector<metric> metrics{};          ///< computed on each trained batch, recorded beside the loss
+  std::vector<metric> metrics{};  ///< computed on each trained batch, recorded beside the loss
 };
 
 namespace detail {
 
 // The steps of a training batch that depend on none of the runner's template arguments,
-// out of line so that the library compiles them once (core/config.hpp).
+// out of line so that the library compiles them once (core/build_mode.hpp).
 
 /// The batch, on the device, in a context whose per-batch fields are reset.
 HOOKFORGE_INLINE void begin_training_batch(TrainingContext& ctx, Entry&& input,
@@ -119,8 +119,9 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   using base = runner_base<TrainingEpochRunner, Hooks...>;
 
  public:
-  using hook_points = point_list<points::on_epoch_start, points::on_pre_step, points::on_post_forward,
-                                 points::on_post_backward, points::on_post_step, points::on_epoch_end>;
+  using hook_points =
+      point_list<points::on_epoch_start, points::on_pre_step, points::on_post_forward,
+                 points::on_post_backward, points::on_post_step, points::on_epoch_end>;
   using Ctx = TrainingContext;
   static constexpr std::string_view runner_name = "TrainingEpochRunner";
 
@@ -128,10 +129,12 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       : base(std::move(hooks)...),
         optimizer_(&optimizer),
         options_(std::move(options)),
-        scaler_(detail::training_scaler(options_.scaler, options_.mixed_precision, options_.device)) {
+        scaler_(
+            detail::training_scaler(options_.scaler, options_.mixed_precision, options_.device)) {
     if (options_.gradient_accumulation_steps < 1)
-      throw std::invalid_argument("TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
-                                  std::to_string(options_.gradient_accumulation_steps));
+      throw std::invalid_argument(
+          "TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
+          std::to_string(options_.gradient_accumulation_steps));
     check_metrics(options_.metrics, runner_name);
   }
 
@@ -139,9 +142,10 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   /// The loader and criterion are used during the call only (temporaries are fine).
   template <class Model, class Loader, class C>
   epoch_result run_epoch(Model& model, Loader&& loader, std::int64_t epoch, C&& criterion) {
-    static_assert(hookforge::criterion<std::remove_cvref_t<C>>,
-                  "TrainingEpochRunner::run_epoch: the criterion must be callable on a const Entry& and "
-                  "return a Tensor or loss_terms");
+    static_assert(
+        hookforge::criterion<std::remove_cvref_t<C>>,
+        "TrainingEpochRunner::run_epoch: the criterion must be callable on a const Entry& and "
+        "return a Tensor or loss_terms");
     set_training_mode(model, true);
     Ctx ctx;
     ctx.model = module_of(model);
@@ -178,7 +182,8 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
 
   /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
   hookforge::state_map state_dict() const {
-    hookforge::state_map state{{"global_step", this->global_step_}, {"optimizer_steps", optimizer_steps_}};
+    hookforge::state_map state{{"global_step", this->global_step_},
+                               {"optimizer_steps", optimizer_steps_}};
     nest_state(state, "scaler", scaler_.state_dict());
     return state;
   }
@@ -219,7 +224,8 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
 };
 
 template <class... Hooks>
-TrainingEpochRunner(torch::optim::Optimizer&, training_options, Hooks...) -> TrainingEpochRunner<Hooks...>;
+TrainingEpochRunner(torch::optim::Optimizer&, training_options, Hooks...)
+    -> TrainingEpochRunner<Hooks...>;
 
 }  // namespace hookforge
 

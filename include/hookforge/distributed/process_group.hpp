@@ -1,10 +1,9 @@
-// hookforge/dist/process_group.hpp — this process's place in a distributed run, and the
+// hookforge/distributed/process_group.hpp — this process's place in a distributed run, and the
 // collectives the distributed hooks use, on LibTorch's c10d.
 //
-//   auto pg = hookforge::dist::init_from_env();     // dist/init.hpp; rank 0 of 1 without env
-//   pg.rank(), pg.world_size(), pg.is_rank_zero()
-//   pg.allreduce(t)                                 // in place, sum over the ranks
-//   pg.broadcast(t, 0)                              // rank 0's values everywhere
+//   auto pg = hookforge::distributed::init_from_env();     // distributed/init.hpp; rank 0 of 1
+//   without env pg.rank(), pg.world_size(), pg.is_rank_zero() pg.allreduce(t) // in place, sum over
+//   the ranks pg.broadcast(t, 0)                              // rank 0's values everywhere
 //
 // A default-constructed process_group is a single process (rank 0 of 1): every collective
 // returns at once and leaves its tensor as it is, so the distributed hooks cost nothing in
@@ -15,7 +14,7 @@
 // CPU score under NCCL) is copied there and back. Every collective blocks until it
 // completes (Work::wait). c10d requires every rank to
 // call the same collectives in the same order; one that fails (a peer died, or waited
-// longer than the timeout) throws hookforge::dist::error naming the operation, this rank
+// longer than the timeout) throws hookforge::distributed::error naming the operation, this rank
 // and the backend's message.
 //
 // LibTorch versions: up to 1.13 a c10d backend (ProcessGroupGloo, ProcessGroupNCCL) is a
@@ -45,12 +44,12 @@
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include HOOKFORGE_C10D_BACKEND_HEADER
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 /// The base class of a c10d backend in this LibTorch (hookforge/torch/compat.hpp).
 using backend_type = HOOKFORGE_C10D_BACKEND;
 
-/// What hookforge::dist throws: a rank that did not join, a collective that failed.
+/// What hookforge::distributed throws: a rank that did not join, a collective that failed.
 class error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -63,15 +62,19 @@ namespace detail {
 
 /// An exception's message without LibTorch's C++ backtrace.
 inline std::string message_of(const std::exception& e) {
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) return c10_error->what_without_backtrace();
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e))
+    return c10_error->what_without_backtrace();
   return e.what();
 }
 
 inline c10d::ReduceOp to_c10d(reduce_op op) {
   switch (op) {
-    case reduce_op::max: return c10d::ReduceOp::MAX;
-    case reduce_op::min: return c10d::ReduceOp::MIN;
-    case reduce_op::sum: break;
+    case reduce_op::max:
+      return c10d::ReduceOp::MAX;
+    case reduce_op::min:
+      return c10d::ReduceOp::MIN;
+    case reduce_op::sum:
+      break;
   }
   return c10d::ReduceOp::SUM;
 }
@@ -89,7 +92,8 @@ class process_group {
   process_group(c10::intrusive_ptr<backend_type> backend, c10::intrusive_ptr<c10d::Store> store,
                 std::chrono::milliseconds timeout, torch::Device device = torch::kCPU)
       : backend_(std::move(backend)), store_(std::move(store)), timeout_(timeout), device_(device) {
-    if (!backend_) throw std::invalid_argument("hookforge::dist::process_group: the backend is null");
+    if (!backend_)
+      throw std::invalid_argument("hookforge::distributed::process_group: the backend is null");
     rank_ = backend_->getRank();
     world_ = backend_->getSize();
   }
@@ -100,7 +104,9 @@ class process_group {
   /// More than one rank: collectives communicate.
   bool distributed() const noexcept { return world_ > 1; }
   /// "gloo", "nccl", or "none" for a single process.
-  std::string backend_name() const { return backend_ ? backend_->getBackendName() : std::string("none"); }
+  std::string backend_name() const {
+    return backend_ ? backend_->getBackendName() : std::string("none");
+  }
   /// How long a collective waits for the other ranks.
   std::chrono::milliseconds timeout() const noexcept { return timeout_; }
   /// Where the collectives run (see the constructor).
@@ -155,12 +161,14 @@ class process_group {
       auto work = start();
       work->wait();
     } catch (const std::exception& e) {
-      throw error(fmt::format(
-          "hookforge::dist: {} failed on rank {} of {} ({}): {} — every rank must run the same collectives in "
-          "the same order; a rank that stopped or took another path leaves the others waiting up to the "
-          "timeout ({} s)",
-          what, rank_, world_, backend_name(), detail::message_of(e),
-          std::chrono::duration<double>(timeout_).count()));
+      throw error(
+          fmt::format("hookforge::distributed: {} failed on rank {} of {} ({}): {} — every rank "
+                      "must run the same collectives in "
+                      "the same order; a rank that stopped or took another path leaves the others "
+                      "waiting up to the "
+                      "timeout ({} s)",
+                      what, rank_, world_, backend_name(), detail::message_of(e),
+                      std::chrono::duration<double>(timeout_).count()));
     }
   }
 
@@ -181,4 +189,4 @@ class process_group {
   int world_ = 1;
 };
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed

@@ -1,4 +1,4 @@
 // An umbrella that gathers another folder.
 #pragma once
-#include "hookforge/dist/reaches.hpp"
+#include "hookforge/distributed/reaches.hpp"
 #include "hookforge/torch/entry.hpp"

@@ -1,7 +1,8 @@
-// hookforge/dist/score_allreduce.hpp — ScoreAllReduce: an epoch's scores over every rank's samples.
+// hookforge/distributed/score_allreduce.hpp — ScoreAllReduce: an epoch's scores over every rank's
+// samples.
 //
-//   hookforge::TrainingEpochRunner train(optimizer, {}, hookforge::dist::ScoreAllReduce(pg), …);
-//   hookforge::ValidationEpochRunner validate({}, hookforge::dist::ScoreAllReduce(pg));
+//   hookforge::TrainingEpochRunner train(optimizer, {}, hookforge::distributed::ScoreAllReduce(pg),
+//   …); hookforge::ValidationEpochRunner validate({}, hookforge::distributed::ScoreAllReduce(pg));
 //
 // Each rank's runner averages its scores over its own samples. At on_epoch_end, first of
 // the hooks there (priority HIGHEST), this hook replaces ctx.scores by the means over the
@@ -15,7 +16,7 @@
 //
 // It also ORs ctx.stop_training over the ranks, so a runner hook that asked one rank to
 // stop stops them all after this epoch. The ranks must record the same score names (the
-// same criterion and metrics); otherwise every rank throws hookforge::dist::error.
+// same criterion and metrics); otherwise every rank throws hookforge::distributed::error.
 // Padding by sharded_sampler (a dataset whose size does not divide by the world size)
 // counts the repeated samples, as PyTorch's DistributedSampler does.
 #pragma once
@@ -32,9 +33,9 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/dist/process_group.hpp"
+#include "hookforge/distributed/process_group.hpp"
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 namespace detail {
 
@@ -71,15 +72,17 @@ class ScoreAllReduce {
     bool stop = false;
     if constexpr (requires { ctx.stop_training; }) stop = ctx.stop_training;
     // One small collective checks the names and ORs the stop requests; one adds the scores.
-    auto check = torch::tensor({fingerprint, -fingerprint, static_cast<std::int64_t>(stop)}, torch::kLong);
+    auto check =
+        torch::tensor({fingerprint, -fingerprint, static_cast<std::int64_t>(stop)}, torch::kLong);
     group_.allreduce(check, reduce_op::max);
     const auto* c = check.data_ptr<std::int64_t>();
     if (c[0] != fingerprint || -c[1] != fingerprint) {
       std::vector<std::string> names;
       for (const auto& [name, total] : totals) names.push_back(name);
-      throw error(fmt::format("ScoreAllReduce: the ranks recorded different scores this epoch (rank {} has: {}); "
-                              "every rank must use the same criterion and metrics",
-                              group_.rank(), fmt::join(names, ", ")));
+      throw error(fmt::format(
+          "ScoreAllReduce: the ranks recorded different scores this epoch (rank {} has: {}); "
+          "every rank must use the same criterion and metrics",
+          group_.rank(), fmt::join(names, ", ")));
     }
     std::vector<double> flat;
     flat.reserve(2 * totals.size());
@@ -103,7 +106,8 @@ class ScoreAllReduce {
     ++epochs_;
   }
 
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(reduce, points::on_epoch_end));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(reduce, points::on_epoch_end));
 
   /// Epochs whose scores were reduced.
   std::int64_t epochs() const noexcept { return epochs_; }
@@ -114,4 +118,4 @@ class ScoreAllReduce {
   std::int64_t epochs_ = 0;
 };
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed

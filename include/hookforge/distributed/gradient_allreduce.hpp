@@ -1,7 +1,9 @@
-// hookforge/dist/gradient_allreduce.hpp — GradientAllReduce: data-parallel training as a hook.
+// hookforge/distributed/gradient_allreduce.hpp — GradientAllReduce: data-parallel training as a
+// hook.
 //
-//   auto pg = hookforge::dist::init_from_env();
-//   hookforge::TrainingEpochRunner train(optimizer, {}, hookforge::dist::GradientAllReduce(pg),
+//   auto pg = hookforge::distributed::init_from_env();
+//   hookforge::TrainingEpochRunner train(optimizer, {},
+//   hookforge::distributed::GradientAllReduce(pg),
 //                                        hookforge::GradientClip{1.0});
 //
 // Each rank runs the same model on its own shard of the data (sharded_sampler); this hook
@@ -13,7 +15,7 @@
 //   on_post_backward  on batches whose update follows (ctx.optimizer_step_due, so with
 //                     gradient accumulation once per update, on the accumulated sum): the
 //                     gradients of the optimiser's parameters are packed into buckets of
-//                     `bucket_mb` MiB (dist/bucket.hpp), all-reduced one bucket per
+//                     `bucket_mb` MiB (distributed/bucket.hpp), all-reduced one bucket per
 //                     collective, divided by the world size and unpacked. A parameter
 //                     without a gradient on some rank counts as zeros there; one without a
 //                     gradient on every rank keeps none (the optimiser skips it, as alone).
@@ -49,17 +51,17 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/dist/bucket.hpp"
-#include "hookforge/dist/buffer_sync.hpp"
-#include "hookforge/dist/process_group.hpp"
+#include "hookforge/distributed/bucket.hpp"
+#include "hookforge/distributed/buffer_sync.hpp"
+#include "hookforge/distributed/process_group.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 /// What GradientAllReduce does with the model's buffers at each training epoch's end.
 struct gradient_allreduce_options {
-  double bucket_mb = 25;                ///< MiB per bucket (> 0), as DDP's bucket_cap_mb
-  bool broadcast_at_start = true;       ///< parameters and buffers from rank 0 at the first epoch start
+  double bucket_mb = 25;           ///< MiB per bucket (> 0), as DDP's bucket_cap_mb
+  bool broadcast_at_start = true;  ///< parameters and buffers from rank 0 at the first epoch start
   buffer_sync buffers = buffer_sync::off;
 };
 
@@ -155,7 +157,8 @@ class GradientAllReduce {
     if constexpr (requires { ctx.stop_training = true; })
       if (votes[n + 1] > 0) ctx.stop_training = true;
 
-    last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    last_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     seconds_ += last_seconds_;
     ++updates_;
   }
@@ -170,7 +173,8 @@ class GradientAllReduce {
       std::vector<torch::Tensor> averaged, broadcast;
       for (auto& b : ctx.model->buffers(/*recurse=*/true)) {
         if (!b.defined()) continue;
-        (options_.buffers == buffer_sync::average && b.is_floating_point() ? averaged : broadcast).push_back(b);
+        (options_.buffers == buffer_sync::average && b.is_floating_point() ? averaged : broadcast)
+            .push_back(b);
       }
       for (const auto& bucket : plan_buckets(averaged, bucket_bytes())) {
         auto flat = flatten(averaged, bucket);
@@ -182,10 +186,10 @@ class GradientAllReduce {
     }
   }
 
-  static constexpr auto bindings = hookforge::bindings(
-      HOOKFORGE_HOOKS_INTO(broadcast_parameters, points::on_epoch_start),
-      HOOKFORGE_HOOKS_INTO(average_gradients, points::on_post_backward),
-      HOOKFORGE_HOOKS_INTO(sync_buffers, points::on_epoch_end));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(broadcast_parameters, points::on_epoch_start),
+                          HOOKFORGE_HOOKS_INTO(average_gradients, points::on_post_backward),
+                          HOOKFORGE_HOOKS_INTO(sync_buffers, points::on_epoch_end));
 
   /// Seconds spent averaging gradients: in all, and in the last update.
   double seconds() const noexcept { return seconds_; }
@@ -220,7 +224,8 @@ class GradientAllReduce {
       return {};
   }
 
-  /// Every rank's model has as many tensors and elements as this one's, else an error on every rank.
+  /// Every rank's model has as many tensors and elements as this one's, else an error on every
+  /// rank.
   void check_same_layout(const std::vector<torch::Tensor>& tensors) const {
     std::int64_t count = 0, elements = 0;
     for (const auto& t : tensors)
@@ -230,10 +235,12 @@ class GradientAllReduce {
     group_.allreduce(extremes, reduce_op::max);
     const auto* e = extremes.data_ptr<std::int64_t>();
     if (e[0] != count || e[1] != elements || -e[2] != count || -e[3] != elements)
-      throw error(fmt::format(
-          "GradientAllReduce: the ranks' models differ: rank {} has {} tensors of {} elements, but across the "
-          "ranks there are {} to {} tensors and {} to {} elements; every rank must build the same model",
-          group_.rank(), count, elements, -e[2], e[0], -e[3], e[1]));
+      throw error(
+          fmt::format("GradientAllReduce: the ranks' models differ: rank {} has {} tensors of {} "
+                      "elements, but across the "
+                      "ranks there are {} to {} tensors and {} to {} elements; every rank must "
+                      "build the same model",
+                      group_.rank(), count, elements, -e[2], e[0], -e[3], e[1]));
   }
 
   template <class C>
@@ -259,4 +266,4 @@ class GradientAllReduce {
   std::int64_t updates_ = 0;
 };
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed

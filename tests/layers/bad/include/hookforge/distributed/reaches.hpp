@@ -1,4 +1,4 @@
-// A dist header that reaches into the hooks layer's machinery.
+// A distributed header that reaches into the hooks layer's machinery.
 #pragma once
 #include "hookforge/torch/entry.hpp"
 #include "hookforge/hooks/detail/machinery.hpp"

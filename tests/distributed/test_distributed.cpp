@@ -1,4 +1,4 @@
-// hookforge::dist on CPU over loopback: ranks are threads of this process, meeting through a
+// hookforge::distributed on CPU over loopback: ranks are threads of this process, meeting through a
 // shared c10d::HashStore or a TCPStore on 127.0.0.1, with Gloo between them.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -21,14 +21,14 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 
-#include "hookforge/dist.hpp"
+#include "hookforge/distributed.hpp"
 #include "hookforge/hooks.hpp"
 #include "hookforge/torch.hpp"
 
 // After LibTorch: c10's glog defines a CHECK of its own, which Catch's must replace.
 #include <catch2/catch.hpp>
 
-namespace dist = hookforge::dist;
+namespace dist = hookforge::distributed;
 namespace pts = hookforge::points;
 using hookforge::Entry;
 
@@ -90,7 +90,8 @@ dist::init_options rank_options(int rank, int world) {
   return o;
 }
 
-/// Run `body(rank, group)` on `world` threads joined through one HashStore; rethrow the first failure.
+/// Run `body(rank, group)` on `world` threads joined through one HashStore; rethrow the first
+/// failure.
 void run_ranks(int world, const std::function<void(int, dist::process_group&)>& body) {
   auto store = c10::make_intrusive<c10d::HashStore>();
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
@@ -122,7 +123,9 @@ std::string message_of(const std::function<void()>& f) {
 
 // --- the sharded sampler ---------------------------------------------------------------------
 
-TEST_CASE("sharded_sampler: every rank an equal shard, and the shards cover the epoch, disjoint but for padding") {
+TEST_CASE(
+    "sharded_sampler: every rank an equal shard, and the shards cover the epoch, disjoint but for "
+    "padding") {
   const std::size_t n = 10;
   const hookforge::random_sampler inner(n, 7);
   for (std::int64_t epoch : {0, 1}) {
@@ -141,16 +144,19 @@ TEST_CASE("sharded_sampler: every rank an equal shard, and the shards cover the 
       CHECK(shard.indices(epoch) == mine);  // a pure function of the epoch
     }
     // 12 slots for 10 samples: every sample once, and the epoch's first two twice (the padding).
-    for (std::size_t i = 0; i < n; ++i) CHECK(seen.count(i) == (i == order[0] || i == order[1] ? 2u : 1u));
+    for (std::size_t i = 0; i < n; ++i)
+      CHECK(seen.count(i) == (i == order[0] || i == order[1] ? 2u : 1u));
   }
   // Each epoch its own order, from the shared seed.
-  CHECK(hookforge::sharded_sampler(inner, 0, 2).indices(0) != hookforge::sharded_sampler(inner, 0, 2).indices(1));
+  CHECK(hookforge::sharded_sampler(inner, 0, 2).indices(0) !=
+        hookforge::sharded_sampler(inner, 0, 2).indices(1));
 }
 
 TEST_CASE("sharded_sampler: exact split, drop_last, seed, errors, and a DataLoader over a shard") {
   std::set<std::size_t> all;
   for (int rank = 0; rank < 3; ++rank) {
-    const auto mine = hookforge::sharded_sampler(hookforge::sequential_sampler(12), rank, 3).indices(0);
+    const auto mine =
+        hookforge::sharded_sampler(hookforge::sequential_sampler(12), rank, 3).indices(0);
     REQUIRE(mine.size() == 4);
     for (auto i : mine) CHECK(all.insert(i).second);  // disjoint
   }
@@ -158,7 +164,8 @@ TEST_CASE("sharded_sampler: exact split, drop_last, seed, errors, and a DataLoad
 
   std::set<std::size_t> kept;
   for (int rank = 0; rank < 4; ++rank) {
-    hookforge::sharded_sampler shard(hookforge::random_sampler(10, 3), rank, 4, {.drop_last = true});
+    hookforge::sharded_sampler shard(hookforge::random_sampler(10, 3), rank, 4,
+                                     {.drop_last = true});
     REQUIRE(shard.size() == 2);
     for (auto i : shard.indices(5)) CHECK(kept.insert(i).second);
   }
@@ -166,10 +173,12 @@ TEST_CASE("sharded_sampler: exact split, drop_last, seed, errors, and a DataLoad
 
   hookforge::sharded_sampler seeded(hookforge::random_sampler(10, 3), 1, 2);
   STATIC_REQUIRE(hookforge::seeded_sampler<decltype(seeded)>);
-  STATIC_REQUIRE(!hookforge::seeded_sampler<hookforge::sharded_sampler<hookforge::sequential_sampler>>);
+  STATIC_REQUIRE(
+      !hookforge::seeded_sampler<hookforge::sharded_sampler<hookforge::sequential_sampler>>);
   CHECK(seeded.seed() == 3);
   seeded.set_seed(9);
-  CHECK(seeded.indices(0) == hookforge::sharded_sampler(hookforge::random_sampler(10, 9), 1, 2).indices(0));
+  CHECK(seeded.indices(0) ==
+        hookforge::sharded_sampler(hookforge::random_sampler(10, 9), 1, 2).indices(0));
 
   CHECK(message_of([] { hookforge::sharded_sampler(hookforge::sequential_sampler(4), 2, 2); }) ==
         "sharded_sampler: rank must be in [0, 2), got 2");
@@ -177,8 +186,8 @@ TEST_CASE("sharded_sampler: exact split, drop_last, seed, errors, and a DataLoad
         "sharded_sampler: world_size must be >= 1, got 0");
 
   hookforge::tensor_dataset data{{"x", torch::arange(10, torch::kFloat)}};
-  hookforge::DataLoader loader(data, hookforge::sharded_sampler(hookforge::sequential_sampler(10), 1, 2),
-                               {.batch_size = 2});
+  hookforge::DataLoader loader(
+      data, hookforge::sharded_sampler(hookforge::sequential_sampler(10), 1, 2), {.batch_size = 2});
   std::vector<float> got;
   for (const auto& batch : loader)
     for (int i = 0; i < batch.at("x").size(0); ++i) got.push_back(batch.at("x")[i].item<float>());
@@ -188,7 +197,8 @@ TEST_CASE("sharded_sampler: exact split, drop_last, seed, errors, and a DataLoad
 // --- joining a run ------------------------------------------------------------------------------
 
 TEST_CASE("init: a world of one needs no environment and its collectives do nothing") {
-  const auto options = dist::options_from_env({}, [](const char*) -> const char* { return nullptr; });
+  const auto options =
+      dist::options_from_env({}, [](const char*) -> const char* { return nullptr; });
   CHECK(options.world_size == 1);
   CHECK(options.rank == 0);
   auto group = dist::init(options);
@@ -212,19 +222,22 @@ TEST_CASE("options_from_env: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, checked
       return it == env.end() ? nullptr : it->second.c_str();
     });
   };
-  const auto o = from({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "10.1.2.3"}, {"MASTER_PORT", "1234"}});
+  const auto o = from(
+      {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "10.1.2.3"}, {"MASTER_PORT", "1234"}});
   CHECK(o.rank == 1);
   CHECK(o.world_size == 2);
   CHECK(o.master_addr == "10.1.2.3");
   CHECK(o.master_port == 1234);
   CHECK(message_of([&] { from({{"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}); }) ==
-        "hookforge::dist: WORLD_SIZE is 2 but RANK is not set: give each process its RANK in [0, 2)");
+        "hookforge::distributed: WORLD_SIZE is 2 but RANK is not set: give each process its RANK "
+        "in [0, 2)");
   CHECK(message_of([&] { from({{"WORLD_SIZE", "2"}, {"RANK", "2"}, {"MASTER_ADDR", "h"}}); }) ==
-        "hookforge::dist: RANK must be in [0, WORLD_SIZE = 2), got 2");
-  CHECK(message_of([&] { from({{"WORLD_SIZE", "2"}, {"RANK", "0"}}); }).find("MASTER_ADDR is not set") !=
-        std::string::npos);
+        "hookforge::distributed: RANK must be in [0, WORLD_SIZE = 2), got 2");
+  CHECK(message_of([&] {
+          from({{"WORLD_SIZE", "2"}, {"RANK", "0"}});
+        }).find("MASTER_ADDR is not set") != std::string::npos);
   CHECK(message_of([&] { from({{"MASTER_PORT", "http"}}); }) ==
-        "hookforge::dist: MASTER_PORT must be an integer in [1, 65535], got 'http'");
+        "hookforge::distributed: MASTER_PORT must be an integer in [1, 65535], got 'http'");
 }
 
 TEST_CASE("init: a rank that never joins is named, within the join timeout") {
@@ -234,9 +247,12 @@ TEST_CASE("init: a rank that never joins is named, within the join timeout") {
 
   SECTION("through a store") {
     const auto started = clock::now();
-    const auto message = message_of([&] { dist::init_with_store(c10::make_intrusive<c10d::HashStore>(), options, "a HashStore"); });
+    const auto message = message_of([&] {
+      dist::init_with_store(c10::make_intrusive<c10d::HashStore>(), options, "a HashStore");
+    });
     CHECK(clock::now() - started < 5s);
-    CHECK(message.find("hookforge::dist: rank 0 waited 0.3 s for ranks 1, 2 of 3 at a HashStore, which did not join "
+    CHECK(message.find("hookforge::distributed: rank 0 waited 0.3 s for ranks 1, 2 of 3 at a "
+                       "HashStore, which did not join "
                        "(joined: rank 0)") == 0);
   }
   SECTION("through a TCPStore: rank 0 serves, nobody comes") {
@@ -249,13 +265,14 @@ TEST_CASE("init: a rank that never joins is named, within the join timeout") {
       options.master_port = port_free_a_moment_ago();
       const auto started = clock::now();
       message = message_of([&] { dist::init(options); });
-      if (message.find("hookforge::dist: rank 0 could not serve the rendezvous") == 0) continue;  // taken
+      if (message.find("hookforge::distributed: rank 0 could not serve the rendezvous") == 0)
+        continue;  // taken
       CHECK(clock::now() - started < 5s);
       break;
     }
     CAPTURE(message);
-    CHECK(message.find(fmt::format("for rank 1 of 2 at 127.0.0.1:{}, which did not join", options.master_port)) !=
-          std::string::npos);
+    CHECK(message.find(fmt::format("for rank 1 of 2 at 127.0.0.1:{}, which did not join",
+                                   options.master_port)) != std::string::npos);
   }
   SECTION("through a TCPStore: no rank 0 to reach") {
     const unserved_port nobody;  // bound by this process, not listening: refused, and nobody else's
@@ -266,8 +283,9 @@ TEST_CASE("init: a rank that never joins is named, within the join timeout") {
     const auto message = message_of([&] { dist::init(options); });
     CHECK(clock::now() - started < 10s);
     CAPTURE(message);
-    CHECK(message.find(fmt::format("hookforge::dist: rank 1 could not reach rank 0 at 127.0.0.1:{}", options.master_port)) ==
-          0);
+    CHECK(message.find(
+              fmt::format("hookforge::distributed: rank 1 could not reach rank 0 at 127.0.0.1:{}",
+                          options.master_port)) == 0);
   }
   SECTION("two processes claiming one rank") {
     // The first claimant is the thread that announced itself (hookforge/join/0 in the
@@ -275,15 +293,17 @@ TEST_CASE("init: a rank that never joins is named, within the join timeout") {
     auto store = c10::make_intrusive<c10d::HashStore>();
     options.world_size = 2;
     std::string first, second;
-    std::thread a([&] { first = message_of([&] { dist::init_with_store(store, options, "a HashStore"); }); });
+    std::thread a(
+        [&] { first = message_of([&] { dist::init_with_store(store, options, "a HashStore"); }); });
     const auto deadline = clock::now() + 20s;
     bool announced = false;
     while (!(announced = store->check({"hookforge/join/0"})) && clock::now() < deadline)
       std::this_thread::sleep_for(1ms);
-    if (announced) second = message_of([&] { dist::init_with_store(store, options, "a HashStore"); });
+    if (announced)
+      second = message_of([&] { dist::init_with_store(store, options, "a HashStore"); });
     a.join();
     REQUIRE(announced);
-    CHECK(second.find("hookforge::dist: rank 0 joined a HashStore twice") == 0);
+    CHECK(second.find("hookforge::distributed: rank 0 joined a HashStore twice") == 0);
     CHECK(first.find("for rank 1 of 2 at a HashStore, which did not join") != std::string::npos);
   }
 }
@@ -302,8 +322,9 @@ TEST_CASE("two ranks over a TCPStore on loopback: the collectives") {
       try {
         auto options = rank_options(rank, 2);
         options.master_port = port;
-        auto group = rank == 0 ? dist::init_with_store(server, options, fmt::format("127.0.0.1:{}", port))
-                               : dist::init(options);
+        auto group = rank == 0
+                         ? dist::init_with_store(server, options, fmt::format("127.0.0.1:{}", port))
+                         : dist::init(options);
         backends[rank] = group.backend_name();
         auto sum = torch::tensor({1.0 + rank, 10.0});
         group.allreduce(sum);
@@ -315,8 +336,12 @@ TEST_CASE("two ranks over a TCPStore on loopback: the collectives") {
         group.broadcast(root, 1);
         const auto gathered = group.allgather(torch::tensor({static_cast<float>(rank * 3)}));
         group.barrier();
-        results[rank] = {sum[0].item<double>(), sum[1].item<double>(), static_cast<double>(max.item<std::int64_t>()),
-                         min.item<double>(), root[2].item<double>(), gathered[0].item<double>(),
+        results[rank] = {sum[0].item<double>(),
+                         sum[1].item<double>(),
+                         static_cast<double>(max.item<std::int64_t>()),
+                         min.item<double>(),
+                         root[2].item<double>(),
+                         gathered[0].item<double>(),
                          gathered[1].item<double>()};
       } catch (...) {
         failures[rank] = std::current_exception();
@@ -331,8 +356,11 @@ TEST_CASE("two ranks over a TCPStore on loopback: the collectives") {
   CHECK(results[1] == expected);
 }
 
-TEST_CASE("two ranks through a FileStore: join, a collective, and the file's rank named when one is missing") {
-  const auto path = std::filesystem::temp_directory_path() / ("hookforge_dist_filestore_" + std::to_string(::getpid()));
+TEST_CASE(
+    "two ranks through a FileStore: join, a collective, and the file's rank named when one is "
+    "missing") {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("hookforge_distributed_filestore_" + std::to_string(::getpid()));
   std::filesystem::remove(path);
   std::vector<std::exception_ptr> failures(2);
   std::vector<double> sums(2);
@@ -357,8 +385,8 @@ TEST_CASE("two ranks through a FileStore: join, a collective, and the file's ran
   auto options = rank_options(1, 2);
   options.join_timeout = 300ms;
   const auto message = message_of([&] { dist::init_with_file(path, options); });
-  CHECK(message.find("hookforge::dist: rank 1 waited 0.3 s for rank 0 of 2 at file " + path.string() +
-                     ", which did not join (joined: rank 1)") == 0);
+  CHECK(message.find("hookforge::distributed: rank 1 waited 0.3 s for rank 0 of 2 at file " +
+                     path.string() + ", which did not join (joined: rank 1)") == 0);
   std::filesystem::remove(path);
 }
 
@@ -368,7 +396,8 @@ namespace {
 
 struct NetImpl : torch::nn::Module {
   NetImpl()
-      : fc1(register_module("fc1", torch::nn::Linear(2, 8))), fc2(register_module("fc2", torch::nn::Linear(8, 1))) {}
+      : fc1(register_module("fc1", torch::nn::Linear(2, 8))),
+        fc2(register_module("fc2", torch::nn::Linear(8, 1))) {}
   torch::Tensor forward(const Entry& e) { return fc2(torch::tanh(fc1(e.at("input")))); }
   torch::nn::Linear fc1, fc2;
 };
@@ -392,7 +421,8 @@ struct ParameterTrace {
   void record(hookforge::TrainingContext& ctx) {
     if (ctx.optimizer_stepped) out->push_back(flat_parameters(*ctx.model));
   }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(record, pts::on_post_step));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(record, pts::on_post_step));
 };
 
 hookforge::tensor_dataset regression(int n, int seed) {
@@ -411,23 +441,30 @@ struct run_record {
   std::int64_t averaged_updates = 0;
 };
 
-/// Train `net` for 3 epochs: `world` ranks (this one `rank`) with `batch` samples per rank per batch.
-/// The data are made beforehand, on one thread: torch::manual_seed and randn use the global generator.
-run_record train(Net net, const dist::process_group& group, std::int64_t batch, std::int64_t accumulation,
-                 const std::filesystem::path& work_dir, const hookforge::tensor_dataset& train_data,
+/// Train `net` for 3 epochs: `world` ranks (this one `rank`) with `batch` samples per rank per
+/// batch. The data are made beforehand, on one thread: torch::manual_seed and randn use the global
+/// generator.
+run_record train(Net net, const dist::process_group& group, std::int64_t batch,
+                 std::int64_t accumulation, const std::filesystem::path& work_dir,
+                 const hookforge::tensor_dataset& train_data,
                  const hookforge::tensor_dataset& val_data) {
   run_record record;
   torch::optim::SGD sgd(net->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
   dist::data_parallel dp(group);
-  hookforge::default_hooks defaults({.logger = {.stream = nullptr}, .checkpoint = {.save_best = "loss"}});
-  hookforge::TrainingEpochRunner runner(sgd, {.gradient_accumulation_steps = accumulation}, dp.training(),
-                                        ParameterTrace{&record.trace});
+  hookforge::default_hooks defaults(
+      {.logger = {.stream = nullptr}, .checkpoint = {.save_best = "loss"}});
+  hookforge::TrainingEpochRunner runner(sgd, {.gradient_accumulation_steps = accumulation},
+                                        dp.training(), ParameterTrace{&record.trace});
   hookforge::ValidationEpochRunner validate({}, dp.validation());
-  hookforge::Trainer trainer(net, runner, validate, {.epochs = 3, .work_dir = work_dir}, dp.trainer(),
-                             dist::rank_zero_only(defaults.trainer(), group));
-  const auto shard = [&](auto sampler) { return hookforge::sharded_sampler(sampler, group.rank(), group.world_size()); };
-  hookforge::DataLoader train_loader(train_data, shard(hookforge::random_sampler(128, 7)), {.batch_size = batch});
-  hookforge::DataLoader val_loader(val_data, shard(hookforge::sequential_sampler(48)), {.batch_size = 16});
+  hookforge::Trainer trainer(net, runner, validate, {.epochs = 3, .work_dir = work_dir},
+                             dp.trainer(), dist::rank_zero_only(defaults.trainer(), group));
+  const auto shard = [&](auto sampler) {
+    return hookforge::sharded_sampler(sampler, group.rank(), group.world_size());
+  };
+  hookforge::DataLoader train_loader(train_data, shard(hookforge::random_sampler(128, 7)),
+                                     {.batch_size = batch});
+  hookforge::DataLoader val_loader(val_data, shard(hookforge::sequential_sampler(48)),
+                                   {.batch_size = 16});
   record.result = trainer.fit(train_loader, val_loader, mse);
   record.final_parameters = flat_parameters(*net);
   record.averaged_updates = dp.gradients.updates();
@@ -435,15 +472,19 @@ run_record train(Net net, const dist::process_group& group, std::int64_t batch, 
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("hookforge_dist_" + name + "_" + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("hookforge_distributed_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   return dir;
 }
 
 }  // namespace
 
-TEST_CASE("GradientAllReduce: 2 ranks x batch 16 train as 1 rank x batch 32, and the ranks agree after every step") {
-  const auto [batch, accumulation] = GENERATE(std::pair<std::int64_t, std::int64_t>{16, 1}, std::pair<std::int64_t, std::int64_t>{8, 2});
+TEST_CASE(
+    "GradientAllReduce: 2 ranks x batch 16 train as 1 rank x batch 32, and the ranks agree after "
+    "every step") {
+  const auto [batch, accumulation] = GENERATE(std::pair<std::int64_t, std::int64_t>{16, 1},
+                                              std::pair<std::int64_t, std::int64_t>{8, 2});
   CAPTURE(batch, accumulation);
   const auto root = fresh_dir("train");
   // Models are built here, on one thread (torch::manual_seed is global): rank 1 starts from
@@ -455,11 +496,12 @@ TEST_CASE("GradientAllReduce: 2 ranks x batch 16 train as 1 rank x batch 32, and
   const auto train_data = regression(128, 1);
   const auto val_data = regression(48, 2);
 
-  const run_record alone = train(reference_net, dist::process_group(), 32, 1, root / "alone", train_data, val_data);
+  const run_record alone =
+      train(reference_net, dist::process_group(), 32, 1, root / "alone", train_data, val_data);
   std::vector<run_record> ranks(2);
   run_ranks(2, [&](int rank, dist::process_group& group) {
-    ranks[rank] =
-        train(nets[rank], group, batch, accumulation, root / ("rank" + std::to_string(rank)), train_data, val_data);
+    ranks[rank] = train(nets[rank], group, batch, accumulation,
+                        root / ("rank" + std::to_string(rank)), train_data, val_data);
   });
 
   REQUIRE(alone.trace.size() == 12);  // 3 epochs of 128 / 32 updates
@@ -485,8 +527,10 @@ TEST_CASE("GradientAllReduce: 2 ranks x batch 16 train as 1 rank x batch 32, and
     const auto& one = ranks[1].result.history[e];
     CHECK(bits(zero.train_scores.at("loss")) == bits(one.train_scores.at("loss")));
     CHECK(bits(zero.val_scores.at("loss")) == bits(one.val_scores.at("loss")));
-    CHECK(zero.train_scores.at("loss") == Approx(alone.result.history[e].train_scores.at("loss")).epsilon(1e-5));
-    CHECK(zero.val_scores.at("loss") == Approx(alone.result.history[e].val_scores.at("loss")).epsilon(1e-5));
+    CHECK(zero.train_scores.at("loss") ==
+          Approx(alone.result.history[e].train_scores.at("loss")).epsilon(1e-5));
+    CHECK(zero.val_scores.at("loss") ==
+          Approx(alone.result.history[e].val_scores.at("loss")).epsilon(1e-5));
   }
 
   // Files from rank 0 only; its metrics.csv holds the global scores.
@@ -506,7 +550,8 @@ TEST_CASE("ScoreAllReduce: means over every rank's samples, and a stop on one ra
   run_ranks(2, [&](int rank, dist::process_group& group) {
     auto& ctx = contexts[rank];
     // Rank 0: 3 samples of loss 1; rank 1: 1 sample of loss 5. Globally: (3 + 5) / 4 = 2.
-    ctx.running_scores.add({{"loss", torch::tensor(rank == 0 ? 1.0 : 5.0)}, {"psnr", torch::tensor(10.0 * (rank + 1))}},
+    ctx.running_scores.add({{"loss", torch::tensor(rank == 0 ? 1.0 : 5.0)},
+                            {"psnr", torch::tensor(10.0 * (rank + 1))}},
                            rank == 0 ? 3 : 1);
     ctx.scores = ctx.running_scores.means();
     ctx.stop_training = rank == 1;
@@ -525,8 +570,10 @@ TEST_CASE("ScoreAllReduce: means over every rank's samples, and a stop on one ra
     ctx.running_scores.add({{rank == 0 ? "loss" : "mse", torch::tensor(1.0)}}, 1);
     messages[rank] = message_of([&] { dist::ScoreAllReduce(group).reduce(ctx); });
   });
-  CHECK(messages[0] == "ScoreAllReduce: the ranks recorded different scores this epoch (rank 0 has: loss); every rank "
-                       "must use the same criterion and metrics");
+  CHECK(messages[0] ==
+        "ScoreAllReduce: the ranks recorded different scores this epoch (rank 0 has: loss); every "
+        "rank "
+        "must use the same criterion and metrics");
   CHECK(messages[1].find("(rank 1 has: mse)") != std::string::npos);
 }
 
@@ -541,7 +588,9 @@ TEST_CASE("StopAgreement: a trainer stop on one rank is a stop on all") {
   CHECK(contexts[1].stop_reason == "EarlyStopping: patience");
 }
 
-TEST_CASE("GradientAllReduce: one rank's veto holds on all, and a gradient only one rank has is averaged") {
+TEST_CASE(
+    "GradientAllReduce: one rank's veto holds on all, and a gradient only one rank has is "
+    "averaged") {
   std::vector<bool> vetoed(2);
   std::vector<torch::Tensor> grads(2);
   run_ranks(2, [&](int rank, dist::process_group& group) {
@@ -552,9 +601,9 @@ TEST_CASE("GradientAllReduce: one rank's veto holds on all, and a gradient only 
     ctx.optimizer = &sgd;
     ctx.optimizer_step_due = true;
     used.mutable_grad() = torch::full({3}, static_cast<float>(rank * 2));  // 0 and 2: average 1
-    if (rank == 1) sometimes.mutable_grad() = torch::full({2}, 4.0f);     // rank 0 has none: average 2
-    ctx.skip_optimizer_step = rank == 1;                                    // say, CheckInvalidLoss on rank 1
-    dist::GradientAllReduce hook(group, {.bucket_mb = 1e-5});               // 10 bytes: one bucket per tensor
+    if (rank == 1) sometimes.mutable_grad() = torch::full({2}, 4.0f);  // rank 0 has none: average 2
+    ctx.skip_optimizer_step = rank == 1;                       // say, CheckInvalidLoss on rank 1
+    dist::GradientAllReduce hook(group, {.bucket_mb = 1e-5});  // 10 bytes: one bucket per tensor
     hook.average_gradients(ctx);
     vetoed[rank] = ctx.skip_optimizer_step;
     grads[rank] = torch::cat({used.grad(), sometimes.grad()});
@@ -565,14 +614,17 @@ TEST_CASE("GradientAllReduce: one rank's veto holds on all, and a gradient only 
   CHECK(torch::equal(grads[1], grads[0]));
 }
 
-TEST_CASE("GradientAllReduce: buffers averaged or broadcast at the epoch's end, and different models are an error") {
+TEST_CASE(
+    "GradientAllReduce: buffers averaged or broadcast at the epoch's end, and different models are "
+    "an error") {
   struct model_context {
     torch::nn::Module* model = nullptr;
   };
   struct Stats : torch::nn::Module {
     explicit Stats(float value) {
       mean = register_buffer("mean", torch::full({2}, value));
-      count = register_buffer("count", torch::full({1}, static_cast<std::int64_t>(value), torch::kLong));
+      count = register_buffer("count",
+                              torch::full({1}, static_cast<std::int64_t>(value), torch::kLong));
     }
     torch::Tensor mean, count;
   };
@@ -597,14 +649,18 @@ TEST_CASE("GradientAllReduce: buffers averaged or broadcast at the epoch's end, 
     model_context ctx{layer.get()};
     messages[rank] = message_of([&] { dist::GradientAllReduce(group).broadcast_parameters(ctx); });
   });
-  CHECK(messages[0] == "GradientAllReduce: the ranks' models differ: rank 0 has 2 tensors of 9 elements, but across "
-                       "the ranks there are 2 to 2 tensors and 9 to 12 elements; every rank must build the same model");
+  CHECK(
+      messages[0] ==
+      "GradientAllReduce: the ranks' models differ: rank 0 has 2 tensors of 9 elements, but across "
+      "the ranks there are 2 to 2 tensors and 9 to 12 elements; every rank must build the same "
+      "model");
   CHECK(messages[1].find("rank 1 has 2 tensors of 12 elements") != std::string::npos);
 }
 
-TEST_CASE("plan_buckets: by dtype and device, in order, at most bucket_bytes, and flatten and back") {
-  std::vector<torch::Tensor> ts{torch::ones({4}), torch::ones({2}, torch::kDouble), torch::ones({3}), torch::Tensor(),
-                                torch::ones({10})};
+TEST_CASE(
+    "plan_buckets: by dtype and device, in order, at most bucket_bytes, and flatten and back") {
+  std::vector<torch::Tensor> ts{torch::ones({4}), torch::ones({2}, torch::kDouble),
+                                torch::ones({3}), torch::Tensor(), torch::ones({10})};
   const auto plan = dist::plan_buckets(ts, 7 * 4);  // 7 floats
   REQUIRE(plan.size() == 3);
   CHECK(plan[0].members == std::vector<std::size_t>{0, 2});  // 4 + 3 floats
@@ -623,7 +679,8 @@ namespace {
 struct Counter {
   int* calls;
   void count(hookforge::TrainerContext&) { ++*calls; }
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_trainer_epoch_finished));
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(count, pts::on_trainer_epoch_finished));
 };
 struct EpochEnds {
   using hook_points = hookforge::point_list<pts::on_trainer_epoch_finished>;
@@ -635,12 +692,13 @@ struct EpochEnds {
 TEST_CASE("enabled_if / rank_zero_only: the handlers run where the flag holds, and bindings stay") {
   int on = 0, off = 0;
   hookforge::TrainerContext ctx;
-  hookforge::hook_pack<EpochEnds, hookforge::gated_hook<Counter>, hookforge::gated_hook<Counter>> pack(
-      hookforge::enabled_if(Counter{&on}, true), hookforge::enabled_if(Counter{&off}, false));
+  hookforge::hook_pack<EpochEnds, hookforge::gated_hook<Counter>, hookforge::gated_hook<Counter>>
+      pack(hookforge::enabled_if(Counter{&on}, true), hookforge::enabled_if(Counter{&off}, false));
   pack.fire<pts::on_trainer_epoch_finished>(ctx);
   CHECK(on == 1);
   CHECK(off == 0);
-  STATIC_REQUIRE(hookforge::list_bindings<hookforge::gated_hook<Counter>>() == hookforge::list_bindings<Counter>());
+  STATIC_REQUIRE(hookforge::list_bindings<hookforge::gated_hook<Counter>>() ==
+                 hookforge::list_bindings<Counter>());
 
   const dist::process_group alone;  // rank 0 of 1
   auto set = dist::rank_zero_only(hookforge::hook_set(Counter{&on}, Counter{&off}), alone);

@@ -1,4 +1,4 @@
-// hookforge/yaml.hpp — the config layer (target hookforge::yaml): YAML configs with
+// hookforge/config.hpp — the config layer (target hookforge::config): YAML configs with
 // `_target`/`params`/`${ref:...}`, a registry per kind, hooks as runtime hooks of the
 // component they are listed under, and located errors. See docs/config.md.
 #pragma once

@@ -1,4 +1,4 @@
-// hookforge/core/config.hpp — header-only (the default) or separately compiled.
+// hookforge/core/build_mode.hpp — header-only (the default) or separately compiled.
 //
 // By default every hookforge function is defined in the headers (`inline`), so
 // including them is all a user does. With HOOKFORGE_SEPARATE_COMPILATION defined (the

@@ -1,7 +1,8 @@
-// hookforge/dist/init.hpp — joining a distributed run: the ranks meet through a c10d store,
+// hookforge/distributed/init.hpp — joining a distributed run: the ranks meet through a c10d store,
 // check that all of them are there, and build the backend (Gloo; NCCL on CUDA builds).
 //
-//   auto pg = hookforge::dist::init_from_env();   // RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+//   auto pg = hookforge::distributed::init_from_env();   // RANK, WORLD_SIZE, MASTER_ADDR,
+//   MASTER_PORT
 //
 // init_from_env reads the variables torchrun sets. Without WORLD_SIZE (or with
 // WORLD_SIZE=1) it returns a single-process group and needs nothing else: the same program
@@ -12,7 +13,7 @@
 // file systems); init_with_store() any store (a c10d::HashStore shared by threads, in
 // tests). Each rank then announces itself under "hookforge/join/<rank>" and waits until
 // all world_size ranks have: when one does not come within `join_timeout`, every rank
-// that waited throws hookforge::dist::error naming the ranks that are missing and where
+// that waited throws hookforge::distributed::error naming the ranks that are missing and where
 // they were expected. A second process claiming a rank already taken is told so at once.
 // Only then is the backend built (its own rendezvous goes through the same store, under
 // the prefix "hookforge/backend/"), with `timeout` for every collective afterwards.
@@ -52,18 +53,18 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
-#include "hookforge/dist/environment.hpp"
-#include "hookforge/dist/process_group.hpp"
+#include "hookforge/distributed/environment.hpp"
+#include "hookforge/distributed/process_group.hpp"
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 /// How a rank joins a run. init_from_env fills rank, world_size, master_addr and master_port.
 struct init_options {
-  int rank = 0;                          ///< this process, in [0, world_size)
-  int world_size = 1;                    ///< processes in the run
-  std::string master_addr = "127.0.0.1"; ///< where rank 0 serves the TCPStore (init())
-  int master_port = 29500;               ///< its port (init())
-  std::string backend = "gloo";          ///< "gloo" (CPU), or "nccl" (CUDA builds of LibTorch)
+  int rank = 0;                           ///< this process, in [0, world_size)
+  int world_size = 1;                     ///< processes in the run
+  std::string master_addr = "127.0.0.1";  ///< where rank 0 serves the TCPStore (init())
+  int master_port = 29500;                ///< its port (init())
+  std::string backend = "gloo";           ///< "gloo" (CPU), or "nccl" (CUDA builds of LibTorch)
   /// NCCL: this rank's GPU (LOCAL_RANK, as torchrun sets it); -1: rank modulo the GPUs.
   int local_rank = -1;
   /// How long a rank waits for the others to join (and to reach rank 0's store).
@@ -82,36 +83,46 @@ inline std::string join_key(int rank) { return "hookforge/join/" + std::to_strin
 
 inline void check_options(const init_options& o) {
   if (o.world_size < 1)
-    throw std::invalid_argument(fmt::format("hookforge::dist: world_size must be >= 1, got {}", o.world_size));
+    throw std::invalid_argument(
+        fmt::format("hookforge::distributed: world_size must be >= 1, got {}", o.world_size));
   if (o.rank < 0 || o.rank >= o.world_size)
     throw std::invalid_argument(
-        fmt::format("hookforge::dist: rank must be in [0, {}) (world_size {}), got {}", o.world_size, o.world_size, o.rank));
+        fmt::format("hookforge::distributed: rank must be in [0, {}) (world_size {}), got {}",
+                    o.world_size, o.world_size, o.rank));
   if (o.join_timeout.count() <= 0 || o.timeout.count() <= 0)
-    throw std::invalid_argument("hookforge::dist: join_timeout and timeout must be > 0");
+    throw std::invalid_argument("hookforge::distributed: join_timeout and timeout must be > 0");
 }
 
-inline double seconds(std::chrono::milliseconds ms) { return std::chrono::duration<double>(ms).count(); }
+inline double seconds(std::chrono::milliseconds ms) {
+  return std::chrono::duration<double>(ms).count();
+}
 
 /// Announce this rank in `store` and wait until every rank has (see the top of this file).
 inline void join(c10d::Store& store, const init_options& o, const std::string& where) {
   const auto deadline = std::chrono::steady_clock::now() + o.join_timeout;
   if (store.add(join_key(o.rank), 1) > 1)
-    throw error(fmt::format("hookforge::dist: rank {} joined {} twice: another process already runs as rank {} "
-                            "(give each process its own RANK in [0, {}))",
-                            o.rank, where, o.rank, o.world_size));
+    throw error(fmt::format(
+        "hookforge::distributed: rank {} joined {} twice: another process already runs as rank {} "
+        "(give each process its own RANK in [0, {}))",
+        o.rank, where, o.rank, o.world_size));
   const std::int64_t joined = store.add("hookforge/joined", 1);
   auto pause = std::chrono::milliseconds(1);
-  for (std::int64_t count = joined; count < o.world_size; count = store.add("hookforge/joined", 0)) {
+  for (std::int64_t count = joined; count < o.world_size;
+       count = store.add("hookforge/joined", 0)) {
     if (std::chrono::steady_clock::now() >= deadline) {
       std::vector<int> missing, present;
-      for (int r = 0; r < o.world_size; ++r) (store.check({join_key(r)}) ? present : missing).push_back(r);
+      for (int r = 0; r < o.world_size; ++r)
+        (store.check({join_key(r)}) ? present : missing).push_back(r);
       if (missing.empty()) break;  // the last one came just now
-      throw error(fmt::format(
-          "hookforge::dist: rank {} waited {:.3g} s for {} {} of {} at {}, which did not join (joined: rank{} {}). "
-          "Start every rank with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT, or give the ranks more time "
-          "(join_timeout)",
-          o.rank, seconds(o.join_timeout), missing.size() == 1 ? "rank" : "ranks", fmt::join(missing, ", "),
-          o.world_size, where, present.size() == 1 ? "" : "s", fmt::join(present, ", ")));
+      throw error(
+          fmt::format("hookforge::distributed: rank {} waited {:.3g} s for {} {} of {} at {}, "
+                      "which did not join (joined: rank{} {}). "
+                      "Start every rank with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT, or "
+                      "give the ranks more time "
+                      "(join_timeout)",
+                      o.rank, seconds(o.join_timeout), missing.size() == 1 ? "rank" : "ranks",
+                      fmt::join(missing, ", "), o.world_size, where, present.size() == 1 ? "" : "s",
+                      fmt::join(present, ", ")));
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(50));
@@ -122,7 +133,8 @@ inline void join(c10d::Store& store, const init_options& o, const std::string& w
 inline std::shared_ptr<::gloo::transport::Device> gloo_device(const init_options& o) {
   if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface)
     return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
-  if (is_loopback(o.master_addr)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  if (is_loopback(o.master_addr))
+    return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 #endif
@@ -131,7 +143,9 @@ inline std::shared_ptr<::gloo::transport::Device> gloo_device(const init_options
 inline torch::Device collective_device(const init_options& o) {
   if (o.backend != "nccl") return torch::kCPU;
   const auto gpus = static_cast<int>(torch::cuda::device_count());
-  if (gpus == 0) throw error("hookforge::dist: backend \"nccl\" needs a GPU, and this LibTorch sees none");
+  if (gpus == 0)
+    throw error(
+        "hookforge::distributed: backend \"nccl\" needs a GPU, and this LibTorch sees none");
   const int index = o.local_rank >= 0 ? o.local_rank : o.rank % gpus;
   return {torch::kCUDA, static_cast<c10::DeviceIndex>(index)};
 }
@@ -146,8 +160,10 @@ inline c10::intrusive_ptr<backend_type> make_backend(const c10::intrusive_ptr<c1
     options->devices.push_back(gloo_device(o));
     return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, o.rank, o.world_size, options);
 #else
-    throw error("hookforge::dist: this program was built without Gloo (compile with -DUSE_C10D_GLOO and a "
-                "LibTorch that has it; link hookforge::dist)");
+    throw error(
+        "hookforge::distributed: this program was built without Gloo (compile with -DUSE_C10D_GLOO "
+        "and a "
+        "LibTorch that has it; link hookforge::distributed)");
 #endif
   }
   if (o.backend == "nccl") {
@@ -156,11 +172,14 @@ inline c10::intrusive_ptr<backend_type> make_backend(const c10::intrusive_ptr<c1
     options->timeout = o.timeout;
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, o.rank, o.world_size, options);
 #else
-    throw error("hookforge::dist: this program was built without NCCL (it needs a CUDA build of LibTorch "
-                "and -DUSE_C10D_NCCL; hookforge::dist defines it when LibTorch has CUDA)");
+    throw error(
+        "hookforge::distributed: this program was built without NCCL (it needs a CUDA build of "
+        "LibTorch "
+        "and -DUSE_C10D_NCCL; hookforge::distributed defines it when LibTorch has CUDA)");
 #endif
   }
-  throw std::invalid_argument(fmt::format("hookforge::dist: backend must be \"gloo\" or \"nccl\", got \"{}\"", o.backend));
+  throw std::invalid_argument(fmt::format(
+      "hookforge::distributed: backend must be \"gloo\" or \"nccl\", got \"{}\"", o.backend));
 }
 
 }  // namespace detail
@@ -171,7 +190,8 @@ inline process_group init_with_store(c10::intrusive_ptr<c10d::Store> store, cons
                                      const std::string& where = "the store") {
   detail::check_options(o);
   if (o.world_size == 1) return {};
-  if (!store) throw std::invalid_argument("hookforge::dist::init_with_store: the store is null");
+  if (!store)
+    throw std::invalid_argument("hookforge::distributed::init_with_store: the store is null");
   store->setTimeout(std::max<std::chrono::milliseconds>(o.join_timeout, std::chrono::seconds(1)));
   detail::join(*store, o, where);
   c10::intrusive_ptr<backend_type> backend;
@@ -184,8 +204,9 @@ inline process_group init_with_store(c10::intrusive_ptr<c10d::Store> store, cons
   } catch (const std::invalid_argument&) {
     throw;
   } catch (const std::exception& e) {
-    throw error(fmt::format("hookforge::dist: rank {} of {} could not set up the {} backend at {}: {}", o.rank,
-                            o.world_size, o.backend, where, detail::message_of(e)));
+    throw error(fmt::format(
+        "hookforge::distributed: rank {} of {} could not set up the {} backend at {}: {}", o.rank,
+        o.world_size, o.backend, where, detail::message_of(e)));
   }
   return process_group(std::move(backend), std::move(store), o.timeout, device);
 }
@@ -205,7 +226,8 @@ inline process_group init(const init_options& o) {
   detail::check_options(o);
   if (o.world_size == 1) return {};
   if (o.master_port < 1 || o.master_port > 65535)
-    throw std::invalid_argument(fmt::format("hookforge::dist: master_port must be in [1, 65535], got {}", o.master_port));
+    throw std::invalid_argument(fmt::format(
+        "hookforge::distributed: master_port must be in [1, 65535], got {}", o.master_port));
   const std::string where = fmt::format("{}:{}", o.master_addr, o.master_port);
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(o.master_port);
@@ -219,20 +241,24 @@ inline process_group init(const init_options& o) {
   try {
     store = c10::make_intrusive<c10d::TCPStore>(o.master_addr, options);
   } catch (const std::exception& e) {
-    throw error(o.rank == 0
-                    ? fmt::format("hookforge::dist: rank 0 could not serve the rendezvous at {} (is the port in "
-                                  "use?): {}",
-                                  where, detail::message_of(e))
-                    : fmt::format("hookforge::dist: rank {} could not reach rank 0 at {} within {:.3g} s: {}", o.rank,
-                                  where, detail::seconds(options.timeout), detail::message_of(e)));
+    throw error(o.rank == 0 ? fmt::format("hookforge::distributed: rank 0 could not serve the "
+                                          "rendezvous at {} (is the port in "
+                                          "use?): {}",
+                                          where, detail::message_of(e))
+                            : fmt::format("hookforge::distributed: rank {} could not reach rank 0 "
+                                          "at {} within {:.3g} s: {}",
+                                          o.rank, where, detail::seconds(options.timeout),
+                                          detail::message_of(e)));
   }
   return init_with_store(std::move(store), o, where);
 }
 
-/// `defaults` with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and LOCAL_RANK) read from the environment
+/// `defaults` with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and LOCAL_RANK) read from the
+/// environment
 /// (`getenv` is std::getenv unless a test gives another). WORLD_SIZE > 1 requires RANK and
 /// MASTER_ADDR; a malformed value is std::invalid_argument naming the variable.
-inline init_options options_from_env(init_options defaults = {}, const getenv_function& getenv = process_getenv) {
+inline init_options options_from_env(init_options defaults = {},
+                                     const getenv_function& getenv = process_getenv) {
   init_options o = std::move(defaults);
   const rank_environment env = read_rank_environment(getenv);
   if (env.world_size) o.world_size = *env.world_size;
@@ -240,15 +266,17 @@ inline init_options options_from_env(init_options defaults = {}, const getenv_fu
     o.rank = *env.rank;
   else if (o.world_size > 1)
     throw std::invalid_argument(
-        fmt::format("hookforge::dist: WORLD_SIZE is {} but RANK is not set: give each process its RANK in [0, {})",
+        fmt::format("hookforge::distributed: WORLD_SIZE is {} but RANK is not set: give each "
+                    "process its RANK in [0, {})",
                     o.world_size, o.world_size));
   if (env.master_addr)
     o.master_addr = *env.master_addr;
   else if (o.world_size > 1)
-    throw std::invalid_argument(fmt::format(
-        "hookforge::dist: WORLD_SIZE is {} but MASTER_ADDR is not set: the address of rank 0's machine "
-        "(127.0.0.1 on one machine)",
-        o.world_size));
+    throw std::invalid_argument(
+        fmt::format("hookforge::distributed: WORLD_SIZE is {} but MASTER_ADDR is not set: the "
+                    "address of rank 0's machine "
+                    "(127.0.0.1 on one machine)",
+                    o.world_size));
   if (env.master_port) o.master_port = *env.master_port;
   if (env.local_rank) o.local_rank = *env.local_rank;
   check_rank(o.rank, o.world_size);
@@ -256,6 +284,8 @@ inline init_options options_from_env(init_options defaults = {}, const getenv_fu
 }
 
 /// init(options_from_env(defaults)): a single-process group when WORLD_SIZE is unset or 1.
-inline process_group init_from_env(init_options defaults = {}) { return init(options_from_env(std::move(defaults))); }
+inline process_group init_from_env(init_options defaults = {}) {
+  return init(options_from_env(std::move(defaults)));
+}
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed

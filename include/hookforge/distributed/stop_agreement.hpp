@@ -1,6 +1,7 @@
-// hookforge/dist/stop_agreement.hpp — StopAgreement: a run stops on every rank or on none.
+// hookforge/distributed/stop_agreement.hpp — StopAgreement: a run stops on every rank or on none.
 //
-//   hookforge::Trainer trainer(model, train, validate, {.epochs = 50}, hookforge::dist::StopAgreement(pg),
+//   hookforge::Trainer trainer(model, train, validate, {.epochs = 50},
+//   hookforge::distributed::StopAgreement(pg),
 //                              hookforge::EarlyStopping({.monitor = "loss"}));
 //
 // A rank that stops while another goes on into the next epoch would leave that one waiting
@@ -21,9 +22,9 @@
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
-#include "hookforge/dist/process_group.hpp"
+#include "hookforge/distributed/process_group.hpp"
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 class StopAgreement {
  public:
@@ -40,11 +41,13 @@ class StopAgreement {
   void agree(C& ctx) {
     if (!group_.distributed()) return;
     // The lowest rank that asked to stop, or world_size when none did.
-    auto first = torch::tensor({static_cast<std::int64_t>(ctx.stop_training ? group_.rank() : group_.world_size())},
-                               torch::kLong);
+    auto first = torch::tensor(
+        {static_cast<std::int64_t>(ctx.stop_training ? group_.rank() : group_.world_size())},
+        torch::kLong);
     group_.allreduce(first, reduce_op::min);
     const std::int64_t rank = first.item<std::int64_t>();
-    if (rank < group_.world_size() && !ctx.stop_training) ctx.request_stop(fmt::format("requested on rank {}", rank));
+    if (rank < group_.world_size() && !ctx.stop_training)
+      ctx.request_stop(fmt::format("requested on rank {}", rank));
   }
 
   static constexpr auto bindings =
@@ -56,4 +59,4 @@ class StopAgreement {
   process_group group_;
 };
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed

@@ -1,7 +1,8 @@
-// hookforge/dist/data_parallel.hpp — the distributed hooks in one object, one share per component.
+// hookforge/distributed/data_parallel.hpp — the distributed hooks in one object, one share per
+// component.
 //
-//   auto pg = hookforge::dist::init_from_env();
-//   hookforge::dist::data_parallel dp(pg);
+//   auto pg = hookforge::distributed::init_from_env();
+//   hookforge::distributed::data_parallel dp(pg);
 //   hookforge::TrainingEpochRunner train(optimizer, {}, dp.training(), …);   // gradients, scores
 //   hookforge::ValidationEpochRunner validate({}, dp.validation());          // scores
 //   hookforge::Trainer trainer(model, train, validate, {…}, dp.trainer(), …); // stop agreement
@@ -16,12 +17,12 @@
 
 #include "hookforge/core/hook_set.hpp"
 #include "hookforge/core/wrappers/ref.hpp"
-#include "hookforge/dist/gradient_allreduce.hpp"
-#include "hookforge/dist/process_group.hpp"
-#include "hookforge/dist/score_allreduce.hpp"
-#include "hookforge/dist/stop_agreement.hpp"
+#include "hookforge/distributed/gradient_allreduce.hpp"
+#include "hookforge/distributed/process_group.hpp"
+#include "hookforge/distributed/score_allreduce.hpp"
+#include "hookforge/distributed/stop_agreement.hpp"
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 struct data_parallel_options {
   gradient_allreduce_options gradients = {};
@@ -46,4 +47,4 @@ class data_parallel {
   auto trainer() { return hook_set(ref(stop)); }
 };
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed

@@ -1,4 +1,4 @@
-// hookforge/dist/bucket.hpp — many tensors as a few flat ones, for collectives.
+// hookforge/distributed/bucket.hpp — many tensors as a few flat ones, for collectives.
 //
 // A collective per parameter would pay the network's latency hundreds of times per step;
 // one over everything would need a copy as large as the model. Buckets sit between, as in
@@ -21,7 +21,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 /// Some of a list of tensors, packed together.
 struct bucket {
@@ -33,14 +33,16 @@ struct bucket {
 
 /// Buckets of at most `bucket_bytes` over `tensors` (undefined ones are left out), grouped by
 /// dtype and device in order of first appearance.
-inline std::vector<bucket> plan_buckets(const std::vector<torch::Tensor>& tensors, std::size_t bucket_bytes) {
+inline std::vector<bucket> plan_buckets(const std::vector<torch::Tensor>& tensors,
+                                        std::size_t bucket_bytes) {
   std::vector<bucket> done;
   std::vector<bucket> open;  // one per (dtype, device), in order of first appearance
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const auto& t = tensors[i];
     if (!t.defined()) continue;
-    auto it = std::find_if(open.begin(), open.end(),
-                           [&](const bucket& b) { return b.dtype == t.scalar_type() && b.device == t.device(); });
+    auto it = std::find_if(open.begin(), open.end(), [&](const bucket& b) {
+      return b.dtype == t.scalar_type() && b.device == t.device();
+    });
     if (it == open.end()) {
       open.push_back({{}, 0, t.scalar_type(), t.device()});
       it = std::prev(open.end());
@@ -70,7 +72,8 @@ inline torch::Tensor flatten(const std::vector<torch::Tensor>& tensors, const bu
 }
 
 /// Copy the slices of `flat` back into the members of `b` (inverse of flatten).
-inline void unflatten_into(const torch::Tensor& flat, std::vector<torch::Tensor>& tensors, const bucket& b) {
+inline void unflatten_into(const torch::Tensor& flat, std::vector<torch::Tensor>& tensors,
+                           const bucket& b) {
   torch::NoGradGuard no_grad;
   std::int64_t offset = 0;
   for (std::size_t i : b.members) {
@@ -81,4 +84,4 @@ inline void unflatten_into(const torch::Tensor& flat, std::vector<torch::Tensor>
   }
 }
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed

@@ -1,11 +1,12 @@
-// hookforge/dist/rank_zero.hpp — hooks with side effects on one rank only.
+// hookforge/distributed/rank_zero.hpp — hooks with side effects on one rank only.
 //
 //   hookforge::default_hooks defaults;
 //   hookforge::TrainingEpochRunner train(optimizer, {}, data_parallel.training(),
-//                                        hookforge::dist::rank_zero_only(defaults.training(), pg));
+//                                        hookforge::distributed::rank_zero_only(defaults.training(),
+//                                        pg));
 //   hookforge::Trainer trainer(model, train, validate, {…}, data_parallel.trainer(),
 //                              hookforge::EarlyStopping({}),                       // every rank
-//                              hookforge::dist::rank_zero_only(defaults.trainer(), pg));
+//                              hookforge::distributed::rank_zero_only(defaults.trainer(), pg));
 //
 // Hooks that write files, print or save checkpoints (LossLogger, ProgressBar,
 // CheckpointSaver, BatchImageSaver, your own) should act once per run, not once per rank:
@@ -29,9 +30,9 @@
 
 #include "hookforge/core/hook_set.hpp"
 #include "hookforge/core/wrappers/gate.hpp"
-#include "hookforge/dist/process_group.hpp"
+#include "hookforge/distributed/process_group.hpp"
 
-namespace hookforge::dist {
+namespace hookforge::distributed {
 
 /// `hook`, running on rank 0 only.
 template <class H>
@@ -43,8 +44,10 @@ gated_hook<H> rank_zero_only(H hook, const process_group& group) {
 template <class... H>
 hook_set<gated_hook<H>...> rank_zero_only(hook_set<H...> set, const process_group& group) {
   return std::apply(
-      [&](H&... hooks) { return hook_set<gated_hook<H>...>(enabled_if(std::move(hooks), group.is_rank_zero())...); },
+      [&](H&... hooks) {
+        return hook_set<gated_hook<H>...>(enabled_if(std::move(hooks), group.is_rank_zero())...);
+      },
       set.hooks);
 }
 
-}  // namespace hookforge::dist
+}  // namespace hookforge::distributed
