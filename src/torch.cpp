@@ -57,4 +57,4 @@
 #include "hookforge/torch/runners/gan_runner-inl.hpp"
 #include "hookforge/torch/runners/inference_runner-inl.hpp"
 #include "hookforge/torch/runners/trainer-inl.hpp"
-#include "hookforge/torch/runners/training_runner-inl.hpp"
+#include "hookforge/torch/runners/training_epoch_runner-inl.hpp"

@@ -48,4 +48,4 @@
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/runner_concepts.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
-#include "hookforge/torch/runners/training_runner.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"

@@ -60,7 +60,7 @@
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
-#include "hookforge/torch/runners/training_runner.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 namespace hookforge {
 

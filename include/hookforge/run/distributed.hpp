@@ -39,7 +39,7 @@
 #include "hookforge/run/values.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
-#include "hookforge/torch/runners/training_runner.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 template <>
 struct hookforge::run::enum_names<hookforge::distributed::buffer_sync> {

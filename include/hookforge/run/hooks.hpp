@@ -33,7 +33,7 @@
 #include "hookforge/torch/runners/gan_runner.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
-#include "hookforge/torch/runners/training_runner.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 namespace hookforge::config::kinds {
 /// Hooks for any torch component.

@@ -64,7 +64,7 @@
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
-#include "hookforge/torch/runners/training_runner.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 namespace hookforge {
 

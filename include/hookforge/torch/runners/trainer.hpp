@@ -59,7 +59,7 @@
 #include "hookforge/torch/optim/stop_condition.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/runner_concepts.hpp"
-#include "hookforge/torch/runners/training_runner.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 namespace hookforge {
 

@@ -1,4 +1,5 @@
-// hookforge/torch/runners/training_runner.hpp — one training epoch, with hook points at each stage.
+// hookforge/torch/runners/training_epoch_runner.hpp — TrainingEpochRunner: one training epoch,
+// with hook points at each stage.
 //
 // Per batch (SR-Forge's lifecycle):
 //   on_pre_step       hooks may edit ctx.entry, or set ctx.skip_batch
@@ -230,5 +231,5 @@ TrainingEpochRunner(torch::optim::Optimizer&, training_options, Hooks...)
 }  // namespace hookforge
 
 #if HOOKFORGE_HEADER_ONLY
-#include "hookforge/torch/runners/training_runner-inl.hpp"
+#include "hookforge/torch/runners/training_epoch_runner-inl.hpp"
 #endif

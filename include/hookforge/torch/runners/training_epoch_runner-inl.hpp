@@ -1,5 +1,5 @@
-// hookforge/torch/runners/training_runner-inl.hpp — the training batch's steps that depend
-// on none of the runner's template arguments: included by training_runner.hpp header-only,
+// hookforge/torch/runners/training_epoch_runner-inl.hpp — the training batch's steps that depend
+// on none of the runner's template arguments: included by training_epoch_runner.hpp header-only,
 // compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "hookforge/torch/runners/training_runner.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 namespace hookforge {
 
