@@ -46,6 +46,7 @@
 
 #include "hookforge/config/builder.hpp"
 #include "hookforge/config/convert.hpp"
+#include "hookforge/config/detail/dotted_path.hpp"
 #include "hookforge/config/keys.hpp"
 #include "hookforge/config/registry.hpp"
 #include "hookforge/core/type_name.hpp"
