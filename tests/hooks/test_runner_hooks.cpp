@@ -835,3 +835,64 @@ TEST_CASE("Wrong hook parameters throw std::invalid_argument naming the hook and
   CHECK_THAT(error_of<std::invalid_argument>([&] { EMA{model, {.begin_iter = -1}}; }),
              Contains("EMA: begin_iter must be >= 0, got -1"));
 }
+
+// ---------------------------------------------------------------------------
+// Custom contexts: each hook says what it needs from a context (context_lacks)
+
+namespace {
+
+/// A custom training runner's context: the epoch counters, a loss and an optimiser, but none
+/// of TrainingContext's update counts (examples/adversarial_runner's shape).
+struct CustomTrainCtx {
+  std::int64_t epoch = 0, batch_idx = 0, global_step = 0, num_batches = 1, total_epochs = 1;
+  torch::optim::Optimizer* optimizer = nullptr;
+  torch::Tensor loss;
+};
+
+}  // namespace
+
+TEST_CASE("Each built-in hook names the first field a context lacks, and takes one that has them",
+          "[hooks][context]") {
+  // The built-in contexts have what the hooks read.
+  STATIC_REQUIRE(context_lacks_of<GradientClip, TrainingContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<GradientClip, GANContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<CheckInvalidLoss, TrainingContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<CheckInvalidLoss, GANContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<LRWarmup, GANContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<EMA, TrainingContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<EMA, GANContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<EMA, InferenceContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<ProgressBar, InferenceContext>().empty());
+  STATIC_REQUIRE(context_lacks_of<IterTimer, InferenceContext>().empty());
+
+  // A custom training context: the hooks that only tell training from evaluation take it;
+  // those that follow the updates name the first count it lacks, through wrappers too.
+  STATIC_REQUIRE(context_for<CustomTrainCtx, ProgressBar>);
+  STATIC_REQUIRE(context_for<CustomTrainCtx, IterTimer>);
+  STATIC_REQUIRE(context_lacks_of<EMA, CustomTrainCtx>() == "optimizer_steps");
+  STATIC_REQUIRE(context_lacks_of<ref_hook<EMA>, CustomTrainCtx>() == "optimizer_steps");
+  STATIC_REQUIRE(context_lacks_of<GradientClip, CustomTrainCtx>() == "optimizer_steps");
+  STATIC_REQUIRE(context_lacks_of<LRWarmup, CustomTrainCtx>() == "optimizer_steps");
+  STATIC_REQUIRE(context_lacks_of<IterTimer, TrainerContext>() == "batch_idx");
+  STATIC_REQUIRE(context_lacks_of<CheckInvalidLoss, InferenceContext>() == "optimizer");
+  STATIC_REQUIRE_FALSE(context_for<CustomTrainCtx, EMA>);
+
+  // At run time the custom context counts as training: IterTimer's training figures and
+  // ProgressBar's train label (both read `optimizer`), and no scores to show is fine.
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.01);
+  CustomTrainCtx ctx{.optimizer = &sgd, .loss = torch::tensor(0.5)};
+  IterTimer timer;
+  timer.tick(ctx, pts::on_epoch_start{});
+  timer.tick(ctx, pts::on_pre_step{});
+  timer.tick(ctx, pts::on_post_step{});
+  CHECK(timer.training().iterations == 1);
+  CHECK(timer.evaluation().iterations == 0);
+
+  std::ostringstream out;
+  ProgressBar bar{{.stream = &out}};
+  bar.start(ctx);
+  bar.step(ctx);
+  bar.finish(ctx);
+  CHECK_THAT(out.str(), Contains("train epoch 1/1 done: 1 batches in "));
+}

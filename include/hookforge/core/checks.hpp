@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/fixed_string.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/priority.hpp"
@@ -133,22 +134,38 @@ constexpr void handler_binds_to_runner() {
 #endif
 }
 
-template <class Hook, fixed_string Method, class Point, class Runner, bool Callable>
+template <class Hook, fixed_string Method, class Point, class Runner, fixed_string Lacks,
+          bool Callable>
 constexpr void handler_takes_runner_context() {
+  if constexpr (!Lacks.view().empty()) {  // the hook names what the context lacks
 #if HOOKFORGE_COMPOSED_MESSAGES
-  static_assert(Callable,
-                detail::static_message{}
-                    << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
-                    << " cannot be called with the context of " << runner_name<Runner>() << " ("
-                    << type_name<context_of<Runner>>() << ") at " << detail::point_name<Point>()
-                    << ". Does it take another context type, or read a field this one lacks?");
+    static_assert(Callable, detail::static_message{}
+                                << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
+                                << " cannot be called with the context of " << runner_name<Runner>()
+                                << " (" << type_name<context_of<Runner>>() << ") at "
+                                << detail::point_name<Point>() << ": the context has no "
+                                << Lacks.view());
 #else
-  static_assert(
-      Callable,
-      "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
-      "Point. Does it take another context type, or read a field this one lacks? [see "
-      "'with' above]");
+    static_assert(Callable,
+                  "hookforge: handler Method of Hook cannot be called with the context of Runner "
+                  "at Point: the context has no Lacks [see 'with' above]");
 #endif
+  } else {
+#if HOOKFORGE_COMPOSED_MESSAGES
+    static_assert(Callable,
+                  detail::static_message{}
+                      << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
+                      << " cannot be called with the context of " << runner_name<Runner>() << " ("
+                      << type_name<context_of<Runner>>() << ") at " << detail::point_name<Point>()
+                      << ". Does it take another context type, or read a field this one lacks?");
+#else
+    static_assert(
+        Callable,
+        "hookforge: handler Method of Hook cannot be called with the context (Ctx) of Runner at "
+        "Point. Does it take another context type, or read a field this one lacks? [see "
+        "'with' above]");
+#endif
+  }
 }
 
 template <class HookA, class HookB, class Runner, bool Distinct>
@@ -276,6 +293,10 @@ struct attach_report {
   using uncallable = typename bindings::uncallable;
   using uncallable_point = typename bindings::uncallable_point;
   static constexpr bool callable = std::is_void_v<uncallable_point>;
+  // What the hook says the context lacks, when a handler cannot be called ("" otherwise).
+  static constexpr std::string_view lacks =
+      callable ? std::string_view{} : context_lacks_of<Hook, context_of<Runner>>();
+  static constexpr auto lacks_name = fixed_string<lacks.size() + 1>(lacks);
 };
 
 /// The state keys of the persistent hooks among Hooks, in order.

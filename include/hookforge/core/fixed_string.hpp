@@ -15,6 +15,8 @@ struct fixed_string {
   char data[N]{};
 
   constexpr fixed_string(const char (&text)[N]) { std::copy_n(text, N, data); }
+  /// From a string worked out at compile time: fixed_string<text.size() + 1>(text).
+  constexpr explicit fixed_string(std::string_view text) { std::copy_n(text.data(), N - 1, data); }
 
   constexpr std::string_view view() const { return {data, N - 1}; }
   constexpr operator std::string_view() const { return view(); }

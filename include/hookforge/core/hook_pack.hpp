@@ -216,6 +216,7 @@ class hook_pack {
     (check::handler_takes_runner_context<
          Hooks, detail::attach_report<Runner, Hooks>::uncallable::method_name,
          typename detail::attach_report<Runner, Hooks>::uncallable_point, Runner,
+         detail::attach_report<Runner, Hooks>::lacks_name,
          detail::attach_report<Runner, Hooks>::callable>(),
      ...);
     using keys = detail::state_key_report<Hooks...>;

@@ -61,4 +61,24 @@ constexpr std::string_view hook_name() {
     return short_type_name<H>();
 }
 
+/// What hook H's handlers need from a context of type Ctx and Ctx lacks, as the hook
+/// says it: `template <class C> static consteval std::string_view context_lacks()`, the
+/// first missing field's name ("" when Ctx has everything), seen through wrappers. A hook
+/// that says nothing lacks nothing here; the attach check then reports only that a handler
+/// cannot be called. The built-in hooks say it (hooks/), so the check names the field.
+template <class H, class Ctx>
+consteval std::string_view context_lacks_of() {
+  if constexpr (requires { typename H::inner_type; })
+    return context_lacks_of<typename H::inner_type, Ctx>();
+  else if constexpr (requires { H::template context_lacks<Ctx>(); })
+    return H::template context_lacks<Ctx>();
+  else
+    return "";
+}
+
+/// A context with everything hook H says its handlers need: a handler constrained
+/// `template <context_for<MyHook> C>` takes exactly the contexts its context_lacks() accepts.
+template <class Ctx, class H>
+concept context_for = context_lacks_of<H, Ctx>().empty();
+
 }  // namespace hookforge

@@ -47,6 +47,7 @@
 #include <torch/utils.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/data/entry.hpp"
@@ -124,12 +125,17 @@ class BatchImageSaver {
           "BatchImageSaver: value_range must be finite with low < high, got [{}, {}]", low, high));
   }
 
+  /// What save_batch reads from a context: the first field it lacks ("" for none).
   template <class C>
-    requires requires(C& c) {
-      { c.entry } -> std::convertible_to<const Entry&>;
-      { c.epoch } -> std::convertible_to<std::int64_t>;
-      { c.batch_idx } -> std::convertible_to<std::int64_t>;
-    }
+  static consteval std::string_view context_lacks() {
+    if constexpr (!requires(C& c) { static_cast<const Entry&>(c.entry); })
+      return "entry (an Entry)";
+    if constexpr (!requires(C& c) { std::int64_t(c.epoch); }) return "epoch";
+    if constexpr (!requires(C& c) { std::int64_t(c.batch_idx); }) return "batch_idx";
+    return "";
+  }
+
+  template <context_for<BatchImageSaver> C>
   void save_batch(C& ctx) {
     const auto batch = static_cast<std::int64_t>(ctx.batch_idx);
     if (!selected(batch)) return;

@@ -23,12 +23,14 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include <fmt/format.h>
 #include <torch/types.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
@@ -57,12 +59,28 @@ class CheckInvalidLoss {
                                   std::to_string(options_.interval));
   }
 
-  template <training_context C>
+  /// What the handlers read from a context: the first field it lacks ("" for none).
+  template <class C>
+  static consteval std::string_view context_lacks() {
+    if (auto lacks = training_lacks<C>(); !lacks.empty()) return lacks;
+    if (auto lacks = update_veto_lacks<C>(); !lacks.empty()) return lacks;
+    if constexpr (!requires(C& c) { c.global_step; }) return "global_step";
+    if constexpr (!requires(C& c) { c.stop_training = true; }) return "stop_training";
+    if constexpr (gan_training_context<C>) {
+      if constexpr (!requires(C& c) { torch::Tensor(c.d_loss); }) return "d_loss";
+      if constexpr (!requires(C& c) { torch::Tensor(c.g_loss); }) return "g_loss";
+    } else if constexpr (!requires(C& c) { torch::Tensor(c.loss); }) {
+      return "loss";
+    }
+    return "";
+  }
+
+  template <context_for<CheckInvalidLoss> C>
   void reset(C&) {
     tripped_ = false;
   }
 
-  template <training_context C, class Point>
+  template <context_for<CheckInvalidLoss> C, class Point>
   void check(C& ctx, Point) {
     if (tripped_) {  // stopping: no more updates this epoch
       skip_update(ctx);

@@ -17,12 +17,15 @@
 #include <concepts>
 #include <cstdint>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 
 namespace hookforge {
 
@@ -42,11 +45,13 @@ class DWarmup {
   }
   explicit DWarmup(std::int64_t batches) : DWarmup(d_warmup_options{.batches = batches}) {}
 
+  /// What hold_generator reads and sets on a context: the first field it lacks ("" for none).
   template <class C>
-    requires requires(C& c) {
-      { c.run_g } -> std::convertible_to<bool>;
-      { c.global_step } -> std::convertible_to<std::int64_t>;
-    }
+  static consteval std::string_view context_lacks() {
+    return gan_schedule_lacks<C>();
+  }
+
+  template <context_for<DWarmup> C>
   void hold_generator(C& ctx) {
     if (static_cast<std::int64_t>(ctx.global_step) < options_.batches) ctx.run_g = false;
   }

@@ -26,11 +26,13 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <torch/types.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/data/entry.hpp"
@@ -81,10 +83,14 @@ class EdgeEnhancedInput {
           fmt::format("EdgeEnhancedInput: eps must be a finite number >= 0, got {}", options_.eps));
   }
 
+  /// What append_edges reads from a context: its `entry` ("" when it has one).
   template <class C>
-    requires requires(C& c) {
-      { c.entry } -> std::convertible_to<Entry&>;
-    }
+  static consteval std::string_view context_lacks() {
+    if constexpr (!requires(C& c) { static_cast<Entry&>(c.entry); }) return "entry (an Entry)";
+    return "";
+  }
+
+  template <context_for<EdgeEnhancedInput> C>
   void append_edges(C& ctx) {
     try {
       append_edge_channel(ctx.entry, options_.field, options_.eps);

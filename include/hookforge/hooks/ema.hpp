@@ -52,6 +52,7 @@
 #include <torch/utils.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
@@ -94,7 +95,18 @@ class EMA {
 
   /// Every point EMA acts at goes through this one handler, so that each component it is
   /// attached to (trainer, training runner, validation runner) has a point of it.
-  template <class C, class P>
+  /// What handle reads from a context: nothing from one that does not update parameters;
+  /// from one that does (it has an optimizer), the update counts of a training context, so
+  /// that the average follows the updates. The first field it lacks ("" for none).
+  template <class C>
+  static consteval std::string_view context_lacks() {
+    if constexpr (updates_parameters<C>)
+      return training_lacks<C>();
+    else
+      return "";
+  }
+
+  template <context_for<EMA> C, class P>
     requires one_of_points<P, points::on_post_step, points::on_epoch_start, points::on_epoch_end,
                            points::on_before_save_checkpoint, points::on_after_save_checkpoint,
                            points::on_after_load_checkpoint>

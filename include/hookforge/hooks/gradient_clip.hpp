@@ -34,6 +34,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -41,6 +42,7 @@
 #include <torch/utils.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
@@ -84,8 +86,16 @@ class GradientClip {
   explicit GradientClip(double max_norm, double norm_type = 2.0)
       : GradientClip(gradient_clip_options{.max_norm = max_norm, .norm_type = norm_type}) {}
 
-  template <training_context C>
-    requires requires(C& c) { c.parameters(); }
+  /// What clip_all_grads reads from a context: the first field it lacks ("" for none).
+  template <class C>
+  static consteval std::string_view context_lacks() {
+    if (auto lacks = training_lacks<C>(); !lacks.empty()) return lacks;
+    if (auto lacks = update_veto_lacks<C>(); !lacks.empty()) return lacks;
+    if constexpr (!requires(C& c) { c.parameters(); }) return "parameters()";
+    return "";
+  }
+
+  template <context_for<GradientClip> C>
   void clip_all_grads(C& ctx) {
     if constexpr (single_training_context<C>)
       if (!ctx.optimizer_step_due) return;  // accumulating: clip the sum before its update

@@ -30,8 +30,10 @@
 #include <chrono>
 #include <cstdint>
 #include <type_traits>
+#include <string_view>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
@@ -75,7 +77,13 @@ class IterTimer {
 
   /// One handler for the three points, so the timer attaches to runners without
   /// on_pre_step (validation, inference) too.
-  template <epoch_context C, class P>
+  /// What tick reads from a context: the epoch counters (the first one it lacks; "" for none).
+  template <class C>
+  static consteval std::string_view context_lacks() {
+    return epoch_counters_lacks<C>();
+  }
+
+  template <context_for<IterTimer> C, class P>
     requires one_of_points<P, points::on_epoch_start, points::on_pre_step, points::on_post_step>
   void tick(C& ctx, P) {
     if constexpr (std::is_same_v<P, points::on_epoch_start>)
@@ -148,7 +156,7 @@ class IterTimer {
     if (ctx.num_batches >= 0) {
       const auto left = std::max<std::int64_t>(0, ctx.num_batches - ctx.batch_idx - 1);
       t.epoch_eta = t.mean_iteration * static_cast<double>(left);
-      if (training_context<C> && ctx.total_epochs > 0) {
+      if (updates_parameters<C> && ctx.total_epochs > 0) {
         const auto epochs_left = std::max<std::int64_t>(0, ctx.total_epochs - ctx.epoch - 1);
         t.run_eta =
             t.epoch_eta + t.mean_iteration * static_cast<double>(epochs_left * ctx.num_batches);
@@ -169,7 +177,7 @@ class IterTimer {
 
   template <class C>
   static constexpr std::size_t index() {
-    return training_context<C> ? 0 : 1;
+    return updates_parameters<C> ? 0 : 1;
   }
   static double seconds(clock::duration d) { return std::chrono::duration<double>(d).count(); }
 

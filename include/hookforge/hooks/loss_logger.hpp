@@ -53,6 +53,7 @@
 #include <fmt/format.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/hooks/detail/metrics_table.hpp"
@@ -110,10 +111,18 @@ class LossLogger {
   /// At a training runner's on_post_step: every `interval` batches, the step's row. Any
   /// runner whose context has the counters (epoch_counters) and the step's `loss` tensor
   /// gets these rows; the learning rates come from its `optimizer`, when it has one.
+  /// What the step rows read from a context: the epoch counters and the step's `loss`
+  /// (the first it lacks; "" for none). The Trainer's rows take TrainerContext itself.
   template <class C>
-    requires std::derived_from<C, epoch_counters> && requires(C& c) {
-      { c.loss } -> std::convertible_to<torch::Tensor>;
-    }
+  static consteval std::string_view context_lacks() {
+    if constexpr (std::is_same_v<C, TrainerContext>) return "";
+    if (auto lacks = epoch_counters_lacks<C>(); !lacks.empty()) return lacks;
+    if constexpr (!requires(C& c) { torch::Tensor(c.loss); }) return "loss (a tensor)";
+    return "";
+  }
+
+  template <context_for<LossLogger> C>
+    requires(!std::is_same_v<C, TrainerContext>)
   void log(C& ctx) {
     if (options_.interval == 0 || (ctx.global_step + 1) % options_.interval != 0 ||
         !ctx.loss.defined())

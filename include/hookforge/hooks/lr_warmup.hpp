@@ -29,12 +29,14 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 #include <torch/optim/optimizer.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
@@ -80,7 +82,14 @@ class LRWarmup {
     return 1.0;
   }
 
-  template <training_context C>
+  /// What the handlers read from a context (its optimisers and their update counts): the
+  /// first field it lacks ("" for none).
+  template <class C>
+  static consteval std::string_view context_lacks() {
+    return training_lacks<C>();
+  }
+
+  template <context_for<LRWarmup> C>
   void warm(C& ctx) {
     for (const auto& [optimizer, t] : optimizer_slots(ctx)) {
       if (optimizer == nullptr) continue;
@@ -94,8 +103,8 @@ class LRWarmup {
         s.regular.clear();
         for (auto& group : groups) s.regular.push_back(group.options().get_lr());
       } else {
-        for (std::size_t i = 0; i < groups.size();
-             ++i)  // someone else set a rate: the new regular one
+        // Someone else set a rate: that is the new regular one.
+        for (std::size_t i = 0; i < groups.size(); ++i)
           if (groups[i].options().get_lr() != s.applied[i])
             s.regular[i] = groups[i].options().get_lr();
       }
@@ -109,7 +118,7 @@ class LRWarmup {
     }
   }
 
-  template <training_context C>
+  template <context_for<LRWarmup> C>
   void restore(C&) {
     for (auto& s : tracked_) put_back(s);
   }

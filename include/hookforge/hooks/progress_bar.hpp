@@ -36,11 +36,13 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <torch/types.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
@@ -84,12 +86,19 @@ class ProgressBar {
   bool terminal() const { return terminal_; }
   const progress_bar_options& options() const { return options_; }
 
-  template <epoch_context C>
+  /// What the handlers read from a context: the epoch counters (the first one it lacks; ""
+  /// for none). The losses and `scores` are shown when the context has them.
+  template <class C>
+  static consteval std::string_view context_lacks() {
+    return epoch_counters_lacks<C>();
+  }
+
+  template <context_for<ProgressBar> C>
   void start(C&) {
     begin();
   }
 
-  template <epoch_context C>
+  template <context_for<ProgressBar> C>
   void step(C& ctx) {
     if (!active_) begin();  // attached in the middle of an epoch
     ++seen_;
@@ -100,12 +109,14 @@ class ProgressBar {
     write(terminal_ ? bar_line(ctx, done) : plain_line(ctx, done));
   }
 
-  template <epoch_context C>
+  template <context_for<ProgressBar> C>
   void finish(C& ctx) {
     if (!active_) begin();
     const double elapsed = seconds_since(started_);
     std::string scores;
-    for (const auto& [name, value] : ctx.scores) scores += fmt::format(" | {} {:.4g}", name, value);
+    if constexpr (requires { ctx.scores; })
+      for (const auto& [name, value] : ctx.scores)
+        scores += fmt::format(" | {} {:.4g}", name, value);
     std::string text;
     if (terminal_) {
       const std::int64_t total = ctx.num_batches >= 0 ? ctx.num_batches : seen_;

@@ -43,6 +43,7 @@
 #include <torch/types.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/torch/io/state_map.hpp"
@@ -80,12 +81,19 @@ class R1GradientPenalty {
   explicit R1GradientPenalty(double weight = 10.0, std::int64_t interval = 1)
       : R1GradientPenalty(r1_options{.weight = weight, .interval = interval}) {}
 
+  /// What add_penalty reads and calls on a context: the first member it lacks ("" for none).
   template <class C>
-    requires requires(C& c, const torch::Tensor& t) {
-      c.entry.at(c.real_field);
-      { c.discriminate(t) } -> std::convertible_to<torch::Tensor>;
-      c.d_extra_losses.emplace(std::string(), t);
-    }
+  static consteval std::string_view context_lacks() {
+    if constexpr (!requires(C& c) { c.entry.at(std::string()); }) return "entry";
+    if constexpr (!requires(C& c) { c.entry.at(c.real_field); }) return "real_field";
+    if constexpr (!requires(C& c, torch::Tensor t) { torch::Tensor(c.discriminate(t)); })
+      return "discriminate(tensor)";
+    if constexpr (!requires(C& c, torch::Tensor t) { c.d_extra_losses.emplace(std::string(), t); })
+      return "d_extra_losses";
+    return "";
+  }
+
+  template <context_for<R1GradientPenalty> C>
   void add_penalty(C& ctx) {
     const bool due = d_phases_ % options_.interval == 0;
     ++d_phases_;

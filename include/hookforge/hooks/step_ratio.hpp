@@ -37,24 +37,19 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 
 namespace hookforge {
 
 namespace detail::hooks {
-
-/// A context whose pre-step sets which of a GAN's two networks are updated.
-template <class C>
-concept gan_phase_flags = requires(C& c) {
-  { c.run_d } -> std::convertible_to<bool>;
-  { c.run_g } -> std::convertible_to<bool>;
-  { c.global_step } -> std::convertible_to<std::int64_t>;
-};
 
 /// The fraction p/q closest to x > 0 with q <= max_denominator (Python's
 /// Fraction.limit_denominator: continued fractions, then the better of the last
@@ -106,7 +101,13 @@ class StepRatio {
   }
   explicit StepRatio(double ratio) : StepRatio(step_ratio_options{.ratio = ratio}) {}
 
-  template <detail::hooks::gan_phase_flags C>
+  /// What set_phases reads and sets on a context: the first field it lacks ("" for none).
+  template <class C>
+  static consteval std::string_view context_lacks() {
+    return gan_schedule_lacks<C>();
+  }
+
+  template <context_for<StepRatio> C>
   void set_phases(C& ctx) {
     const auto step = static_cast<std::int64_t>(ctx.global_step);
     ctx.run_d = d_due(step);
