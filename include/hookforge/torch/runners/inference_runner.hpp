@@ -97,7 +97,9 @@ class inference_loop : public runner_base<Runner, Hooks...> {
           has_criterion,
           "ValidationEpochRunner::run_epoch needs a criterion: validation reports the loss "
           "(use InferenceRunner or BenchmarkRunner to run without one)");
-      if constexpr (requires { static_cast<bool>(criterion); })
+      // An empty std::function or a null pointer; a function itself is never empty.
+      if constexpr (!std::is_function_v<std::remove_cvref_t<C>> &&
+                    requires { static_cast<bool>(criterion); })
         if (!static_cast<bool>(criterion))
           throw std::invalid_argument(
               "ValidationEpochRunner::run_epoch: the criterion is empty; "
