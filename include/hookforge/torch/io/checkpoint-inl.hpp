@@ -1,6 +1,8 @@
-// hookforge/torch/io/checkpoint-inl.hpp — checkpoint_writer's and checkpoint_reader's
-// definitions: included by checkpoint.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/build_mode.hpp).
+// hookforge/torch/io/checkpoint-inl.hpp — the checkpoint container's definitions: the
+// writer's and reader's sections, saving the file (atomically, behind its checksummed
+// header) and reading it back; each kind's section goes through its codec. Included by
+// checkpoint.hpp header-only, compiled into hookforge::torch_compiled otherwise
+// (core/build_mode.hpp).
 #pragma once
 
 #include <algorithm>
@@ -9,35 +11,36 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include <fcntl.h>
 
-#include <ATen/CPUGeneratorImpl.h>
-#include <ATen/Context.h>
+#include <ATen/core/ivalue.h>
 #include <c10/util/Exception.h>
-#include <c10/util/Type.h>
-#include <torch/cuda.h>
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
-#include <torch/utils.h>
 
 #include "hookforge/core/runtime/join.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
+#include "hookforge/torch/io/checkpoint_error.hpp"
 #include "hookforge/torch/io/checkpoint_format.hpp"
+#include "hookforge/torch/io/checkpoint_module.hpp"
+#include "hookforge/torch/io/checkpoint_optimizer.hpp"
+#include "hookforge/torch/io/checkpoint_rng.hpp"
+#include "hookforge/torch/io/checkpoint_section.hpp"
+#include "hookforge/torch/io/checkpoint_values.hpp"
 #include "hookforge/torch/io/crc32.hpp"
 #include "hookforge/torch/io/file_descriptor.hpp"
+#include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
 
@@ -47,63 +50,6 @@ HOOKFORGE_INLINE std::string error_text(const std::exception& e) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e))
     return c10_error->what_without_backtrace();
   return e.what();
-}
-
-HOOKFORGE_INLINE std::string shape_string(c10::IntArrayRef sizes) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
-  return out + "]";
-}
-
-HOOKFORGE_INLINE std::string type_name(const torch::optim::Optimizer& optimizer) {
-  return c10::demangle(typeid(optimizer).name());
-}
-
-HOOKFORGE_INLINE torch::Tensor generator_state(at::Generator gen) {
-  std::lock_guard<std::mutex> lock(gen.mutex());
-  return gen.get_state();
-}
-
-HOOKFORGE_INLINE void set_generator_state(at::Generator gen, const torch::Tensor& state) {
-  std::lock_guard<std::mutex> lock(gen.mutex());
-  gen.set_state(state.to(torch::kCPU).contiguous());
-}
-
-HOOKFORGE_INLINE std::int64_t cuda_device_count() {
-  return torch::cuda::is_available() ? static_cast<std::int64_t>(torch::cuda::device_count()) : 0;
-}
-
-HOOKFORGE_INLINE at::Generator cuda_generator(std::int64_t index) {
-  return at::globalContext().defaultGenerator(
-      c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index)));
-}
-
-// Options through their virtual serialize() (every built-in optimizer's options
-// implement it: all of lr, momentum, betas, eps, weight_decay, ...), plus get_lr() on
-// its own so custom options that only implement get_lr/set_lr keep their lr.
-HOOKFORGE_INLINE void write_options(torch::serialize::OutputArchive& into, const std::string& key,
-                                    const torch::optim::OptimizerOptions& options) {
-  torch::serialize::OutputArchive fields(into.compilation_unit());
-  bool serialized = true;
-  try {
-    options.serialize(fields);
-  } catch (const c10::Error&) {
-    serialized = false;  // custom options without serialize()
-  }
-  if (serialized) into.write(key, fields);
-  try {
-    into.write(key + ".lr", c10::IValue(options.get_lr()));
-  } catch (const c10::Error&) {
-    // custom options without get_lr()
-  }
-}
-
-HOOKFORGE_INLINE void read_options(torch::serialize::InputArchive& from, const std::string& key,
-                                   torch::optim::OptimizerOptions& options) {
-  torch::serialize::InputArchive fields;
-  if (from.try_read(key, fields)) options.serialize(fields);
-  c10::IValue lr;
-  if (from.try_read(key + ".lr", lr)) options.set_lr(lr.toDouble());
 }
 
 // Copies every entry of `from` into `to`: nested archives recursively, tensors as the
@@ -152,82 +98,41 @@ std::invoke_result_t<F&> checkpoint_reader::guarded(const std::string& name, F&&
 HOOKFORGE_INLINE checkpoint_writer& checkpoint_writer::add_module(const std::string& name,
                                                                   const torch::nn::Module& module) {
   auto section = begin_section(name, "module");
-  torch::serialize::OutputArchive parameters(cu()), buffers(cu());
-  for (const auto& p : module.named_parameters(/*recurse=*/true))
-    if (p.value().defined()) parameters.write(p.key(), p.value());
-  for (const auto& b : module.named_buffers(/*recurse=*/true))
-    if (b.value().defined()) buffers.write(b.key(), b.value(), /*is_buffer=*/true);
-  section.write("parameters", parameters);
-  section.write("buffers", buffers);
+  detail::ckpt::encode_module(section, module);
   return end_section(name, section);
 }
 
 HOOKFORGE_INLINE checkpoint_writer& checkpoint_writer::add_optimizer(
     const std::string& name, const torch::optim::Optimizer& optimizer) {
   auto section = begin_section(name, "optimizer");
-  section.write("type", c10::IValue(detail::ckpt::type_name(optimizer)));
-
-  torch::serialize::OutputArchive torch_state(cu());
-  optimizer.save(torch_state);
-  section.write("torch", torch_state);
-
-  torch::serialize::OutputArchive groups(cu());
-  const auto& param_groups = optimizer.param_groups();
-  groups.write("count", c10::IValue(static_cast<std::int64_t>(param_groups.size())));
-  for (std::size_t i = 0; i < param_groups.size(); ++i) {
-    torch::serialize::OutputArchive group(cu()), shapes(cu());
-    const auto& params = param_groups[i].params();
-    group.write("size", c10::IValue(static_cast<std::int64_t>(params.size())));
-    for (std::size_t j = 0; j < params.size(); ++j)
-      shapes.write(std::to_string(j), c10::IValue(params[j].sizes().vec()));
-    group.write("shapes", shapes);
-    if (param_groups[i].has_options())
-      detail::ckpt::write_options(group, "options", param_groups[i].options());
-    groups.write(std::to_string(i), group);
-  }
-  section.write("groups", groups);
-  detail::ckpt::write_options(section, "defaults", optimizer.defaults());
+  detail::ckpt::encode_optimizer(section, optimizer);
   return end_section(name, section);
 }
 
 HOOKFORGE_INLINE checkpoint_writer& checkpoint_writer::add_state(const std::string& name,
                                                                  const state_map& state) {
   auto section = begin_section(name, "state_dict");
-  c10::List<std::string> keys;
-  torch::serialize::OutputArchive values(cu());
-  std::int64_t i = 0;
-  for (const auto& [key, value] : state) {
-    keys.push_back(key);
-    values.write(std::to_string(i++), value);
-  }
-  section.write("keys", c10::IValue(keys));
-  section.write("values", values);
+  detail::ckpt::encode_state(section, state);
   return end_section(name, section);
 }
 
 HOOKFORGE_INLINE checkpoint_writer& checkpoint_writer::add_rng(const std::string& name) {
   auto section = begin_section(name, "rng");
-  section.write("cpu",
-                c10::IValue(detail::ckpt::generator_state(at::detail::getDefaultCPUGenerator())));
-  const std::int64_t cuda_count = detail::ckpt::cuda_device_count();
-  section.write("cuda_count", c10::IValue(cuda_count));
-  for (std::int64_t i = 0; i < cuda_count; ++i)
-    section.write("cuda/" + std::to_string(i),
-                  c10::IValue(detail::ckpt::generator_state(detail::ckpt::cuda_generator(i))));
+  detail::ckpt::encode_rng(section);
   return end_section(name, section);
 }
 
 HOOKFORGE_INLINE checkpoint_writer& checkpoint_writer::add_int(const std::string& name,
                                                                std::int64_t value) {
   auto section = begin_section(name, "int");
-  section.write("value", c10::IValue(value));
+  detail::ckpt::encode_value(section, c10::IValue(value));
   return end_section(name, section);
 }
 
 HOOKFORGE_INLINE checkpoint_writer& checkpoint_writer::add_double(const std::string& name,
                                                                   double value) {
   auto section = begin_section(name, "double");
-  section.write("value", c10::IValue(value));
+  detail::ckpt::encode_value(section, c10::IValue(value));
   return end_section(name, section);
 }
 
@@ -342,127 +247,44 @@ HOOKFORGE_INLINE std::string checkpoint_reader::kind(const std::string& name) co
 HOOKFORGE_INLINE void checkpoint_reader::load_module(const std::string& name,
                                                      torch::nn::Module& module) const {
   auto section = open_section(name, "module");
-  guarded(name, [&] {
-    std::vector<std::string> problems;
-    std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // (into, from)
-    match_tensors(section, "parameters", "parameter", module.named_parameters(true), problems,
-                  copies);
-    match_tensors(section, "buffers", "buffer", module.named_buffers(true), problems, copies);
-    if (!problems.empty())
-      fail("section '" + name + "' does not match the module " + module.name() + ":\n  " +
-           hookforge::join_names(problems, "\n  "));
-    torch::NoGradGuard no_grad;
-    for (auto& [into, from] : copies) into.copy_(from);
-  });
+  guarded(name, [&] { detail::ckpt::decode_module({path_, name, section}, module); });
 }
 
 HOOKFORGE_INLINE void checkpoint_reader::load_optimizer(const std::string& name,
                                                         torch::optim::Optimizer& optimizer) const {
   auto section = open_section(name, "optimizer");
-  guarded(name, [&] {
-    auto group_archives = matching_groups(section, name, optimizer);
-    auto& param_groups = optimizer.param_groups();
-    torch::serialize::InputArchive torch_state;
-    section.read("torch", torch_state);
-    optimizer.state().clear();  // state of parameters that had none when saved must go
-    optimizer.load(torch_state);
-    for (std::size_t i = 0; i < param_groups.size(); ++i)
-      if (param_groups[i].has_options())
-        detail::ckpt::read_options(group_archives[i], "options", param_groups[i].options());
-    detail::ckpt::read_options(section, "defaults", optimizer.defaults());
-  });
+  guarded(name, [&] { detail::ckpt::decode_optimizer({path_, name, section}, optimizer); });
 }
 
 HOOKFORGE_INLINE void checkpoint_reader::check_optimizer(
     const std::string& name, const torch::optim::Optimizer& optimizer) const {
   auto section = open_section(name, "optimizer");
-  guarded(name, [&] { matching_groups(section, name, optimizer); });
+  guarded(name, [&] { detail::ckpt::matching_groups({path_, name, section}, optimizer); });
 }
 
 HOOKFORGE_INLINE state_map checkpoint_reader::load_state(const std::string& name) const {
   auto section = open_section(name, "state_dict");
-  return guarded(name, [&] {
-    const auto keys = read(section, "keys").to<std::vector<std::string>>();
-    torch::serialize::InputArchive values;
-    section.read("values", values);
-    state_map state;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      state.emplace(keys[i], read(values, std::to_string(i)));
-    return state;
-  });
+  return guarded(name, [&] { return detail::ckpt::decode_state({path_, name, section}); });
 }
 
 HOOKFORGE_INLINE void checkpoint_reader::load_rng(const std::string& name) const {
   auto section = open_section(name, "rng");
-  guarded(name, [&] {
-    detail::ckpt::set_generator_state(at::detail::getDefaultCPUGenerator(),
-                                      read(section, "cpu").toTensor());
-    const auto saved = read(section, "cuda_count").toInt();
-    const auto usable = std::min(saved, detail::ckpt::cuda_device_count());
-    for (std::int64_t i = 0; i < usable; ++i)
-      detail::ckpt::set_generator_state(detail::ckpt::cuda_generator(i),
-                                        read(section, "cuda/" + std::to_string(i)).toTensor());
-  });
+  guarded(name, [&] { detail::ckpt::decode_rng({path_, name, section}); });
 }
 
 HOOKFORGE_INLINE std::int64_t checkpoint_reader::load_int(const std::string& name) const {
   auto section = open_section(name, "int");
-  return guarded(name, [&] { return read(section, "value").toInt(); });
+  return guarded(name, [&] { return detail::ckpt::decode_value({path_, name, section}).toInt(); });
 }
 
 HOOKFORGE_INLINE double checkpoint_reader::load_double(const std::string& name) const {
   auto section = open_section(name, "double");
-  return guarded(name, [&] { return read(section, "value").toDouble(); });
+  return guarded(name,
+                 [&] { return detail::ckpt::decode_value({path_, name, section}).toDouble(); });
 }
 
 HOOKFORGE_INLINE void checkpoint_reader::fail(const std::string& message) const {
-  throw checkpoint_error("hookforge checkpoint '" + path_.string() + "': " + message);
-}
-
-HOOKFORGE_INLINE std::vector<torch::serialize::InputArchive> checkpoint_reader::matching_groups(
-    torch::serialize::InputArchive& section, const std::string& name,
-    const torch::optim::Optimizer& optimizer) const {
-  const std::string have = detail::ckpt::type_name(optimizer);
-  const std::string saved = read(section, "type").toStringRef();
-  if (have != saved)
-    fail("section '" + name + "' holds the state of a " + saved + ", cannot load it into a " +
-         have);
-
-  torch::serialize::InputArchive groups;
-  section.read("groups", groups);
-  const auto& param_groups = optimizer.param_groups();
-  const auto count = read(groups, "count").toInt();
-  if (count != static_cast<std::int64_t>(param_groups.size()))
-    fail("section '" + name + "' has " + std::to_string(count) +
-         " parameter group(s), the optimizer has " + std::to_string(param_groups.size()));
-
-  std::vector<torch::serialize::InputArchive> group_archives(param_groups.size());
-  std::vector<std::string> problems;
-  for (std::size_t i = 0; i < param_groups.size(); ++i) {
-    groups.read(std::to_string(i), group_archives[i]);
-    const auto& params = param_groups[i].params();
-    const auto size = read(group_archives[i], "size").toInt();
-    if (size != static_cast<std::int64_t>(params.size())) {
-      problems.push_back("parameter group " + std::to_string(i) + " has " + std::to_string(size) +
-                         " parameter(s) in the checkpoint, " + std::to_string(params.size()) +
-                         " in the optimizer");
-      continue;
-    }
-    torch::serialize::InputArchive shapes;
-    group_archives[i].read("shapes", shapes);
-    for (std::size_t j = 0; j < params.size(); ++j) {
-      const auto found = read(shapes, std::to_string(j)).toIntVector();
-      if (found != params[j].sizes().vec())
-        problems.push_back("parameter group " + std::to_string(i) + ", parameter " +
-                           std::to_string(j) + ": the optimizer expects shape " +
-                           detail::ckpt::shape_string(params[j].sizes()) + ", the checkpoint has " +
-                           detail::ckpt::shape_string(found));
-    }
-  }
-  if (!problems.empty())
-    fail("section '" + name + "' does not match the optimizer " + have + ":\n  " +
-         hookforge::join_names(problems, "\n  "));
-  return group_archives;
+  detail::ckpt::fail(path_, message);
 }
 
 HOOKFORGE_INLINE std::pair<std::uint64_t, std::uint64_t> checkpoint_reader::locate_payload(
@@ -509,13 +331,6 @@ HOOKFORGE_INLINE std::pair<std::uint64_t, std::uint64_t> checkpoint_reader::loca
   return {layout::header_size, stored};
 }
 
-HOOKFORGE_INLINE c10::IValue checkpoint_reader::read(torch::serialize::InputArchive& archive,
-                                                     const std::string& key) const {
-  c10::IValue value;
-  archive.read(key, value);
-  return value;
-}
-
 HOOKFORGE_INLINE torch::serialize::InputArchive checkpoint_reader::open(
     const std::string& name) const {
   torch::serialize::InputArchive section;
@@ -547,44 +362,6 @@ HOOKFORGE_INLINE std::string checkpoint_reader::listing() const {
     parts.push_back(n + " (" + kind_of(section) + ")");
   }
   return hookforge::join_names(parts, ", ");
-}
-
-HOOKFORGE_INLINE void checkpoint_reader::match_tensors(
-    torch::serialize::InputArchive& section, const std::string& key, const std::string& what,
-    const torch::OrderedDict<std::string, torch::Tensor>& expected,
-    std::vector<std::string>& problems,
-    std::vector<std::pair<torch::Tensor, torch::Tensor>>& copies) const {
-  torch::serialize::InputArchive stored;
-  section.read(key, stored);
-  const auto stored_names = stored.keys();
-  std::vector<std::string> wanted;
-  for (const auto& item : expected) {
-    const torch::Tensor& into = item.value();
-    if (!into.defined()) continue;
-    wanted.push_back(item.key());
-    c10::IValue from;
-    if (!stored.try_read(item.key(), from) || !from.isTensor()) {
-      problems.push_back(what + " '" + item.key() + "' (shape " +
-                         detail::ckpt::shape_string(into.sizes()) +
-                         ") is missing from the checkpoint");
-    } else if (from.toTensor().sizes() != into.sizes()) {
-      problems.push_back(what + " '" + item.key() + "': the module expects shape " +
-                         detail::ckpt::shape_string(into.sizes()) + ", the checkpoint has " +
-                         detail::ckpt::shape_string(from.toTensor().sizes()));
-    } else {
-      copies.emplace_back(into, from.toTensor());
-    }
-  }
-  for (const auto& stored_name : stored_names) {
-    if (std::find(wanted.begin(), wanted.end(), stored_name) != wanted.end()) continue;
-    c10::IValue from;
-    stored.try_read(stored_name, from);
-    problems.push_back("the checkpoint has " + what + " '" + stored_name + "'" +
-                       (from.isTensor()
-                            ? " (shape " + detail::ckpt::shape_string(from.toTensor().sizes()) + ")"
-                            : std::string()) +
-                       " that the module lacks");
-  }
 }
 
 HOOKFORGE_INLINE checkpoint_writer& checkpoint_writer::add_section_copy(

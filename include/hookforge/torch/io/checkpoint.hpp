@@ -28,6 +28,12 @@
 // written behind a header holding its size and CRC-32 (see checkpoint_format.hpp), so
 // that a flipped or lost byte is an error on load, never silently wrong values.
 //
+// This header is the container: the writer and reader open, close, find and copy the
+// sections, and save and read the file. What a section of each kind holds, and how it is
+// checked and loaded, is its kind's codec: checkpoint_module.hpp, checkpoint_optimizer.hpp,
+// checkpoint_rng.hpp, checkpoint_values.hpp (state_dict, int, double), over what they share
+// in checkpoint_section.hpp.
+//
 // Saving never loses the previous file: the archive streams through atomic_file (temp +
 // fsync + rename, every write checked), so a full disk throws naming the path instead of
 // renaming a truncated file over the last good one, and a killed save's temp file is
@@ -39,10 +45,9 @@
 // See docs/checkpoints.md.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -51,7 +56,7 @@
 #include <utility>
 #include <vector>
 
-#include <c10/util/Type.h>
+#include <ATen/core/ivalue.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 #include <torch/optim/optimizer.h>
@@ -59,17 +64,11 @@
 #include <torch/serialize/output-archive.h>
 
 #include "hookforge/core/build_mode.hpp"
-#include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/io/checkpoint_error.hpp"
 #include "hookforge/torch/io/file_descriptor.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
-
-// Thrown for every checkpoint load error (and for torch errors while saving).
-class checkpoint_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 class checkpoint_reader;
 
@@ -186,11 +185,6 @@ class checkpoint_reader {
 
   [[noreturn]] void fail(const std::string& message) const;
 
-  // The saved param groups of optimizer section `name`, once checked against `optimizer`.
-  std::vector<torch::serialize::InputArchive> matching_groups(
-      torch::serialize::InputArchive& section, const std::string& name,
-      const torch::optim::Optimizer& optimizer) const;
-
   // Runs file reads, turning their filesystem_errors into checkpoint_errors.
   template <class F>
   std::invoke_result_t<F&> guarded_io(F&& body) const;
@@ -202,8 +196,6 @@ class checkpoint_reader {
   template <class F>
   std::invoke_result_t<F&> guarded(const std::string& name, F&& body) const;
 
-  c10::IValue read(torch::serialize::InputArchive& archive, const std::string& key) const;
-
   torch::serialize::InputArchive open(const std::string& name) const;
 
   static std::string kind_of(torch::serialize::InputArchive& section);
@@ -211,12 +203,6 @@ class checkpoint_reader {
   torch::serialize::InputArchive open_section(const std::string& name, std::string_view kind) const;
 
   std::string listing() const;
-
-  void match_tensors(torch::serialize::InputArchive& section, const std::string& key,
-                     const std::string& what,
-                     const torch::OrderedDict<std::string, torch::Tensor>& expected,
-                     std::vector<std::string>& problems,
-                     std::vector<std::pair<torch::Tensor, torch::Tensor>>& copies) const;
 
   std::filesystem::path path_;
   mutable torch::serialize::InputArchive sections_;

@@ -1,52 +1,25 @@
 // hookforge/torch/runners/trainer-inl.hpp — the Trainer's bookkeeping that depends on
-// none of its template arguments, and TrainerContext's actions: included by trainer.hpp
-// header-only, compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
+// none of its template arguments (the context, learning rates, the scheduler's step, the
+// stop condition, the epoch's record): included by trainer.hpp header-only, compiled into
+// hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
-#include "hookforge/torch/io/checkpoint.hpp"
+#include "hookforge/torch/data/scores.hpp"
+#include "hookforge/torch/optim/lr_scheduler.hpp"
+#include "hookforge/torch/optim/stop_condition.hpp"
+#include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
+#include "hookforge/torch/runners/trainer_types.hpp"
 
 namespace hookforge {
 
-HOOKFORGE_INLINE void TrainerContext::request_stop(std::string reason) {
-  stop_training = true;
-  stop_reason = std::move(reason);
-}
-
-HOOKFORGE_INLINE void TrainerContext::save_checkpoint(const std::filesystem::path& path,
-                                                      checkpoint_content content) const {
-  if (trainer == nullptr)
-    throw std::logic_error(
-        "TrainerContext::save_checkpoint: this context was not made by a Trainer");
-  trainer->save_checkpoint(path, content);
-}
-
 namespace detail {
-
-HOOKFORGE_INLINE module_snapshot::module_snapshot(torch::nn::Module& module) {
-  torch::NoGradGuard no_grad;
-  for (auto& t : module.parameters(true)) keep(t);
-  for (auto& t : module.buffers(true)) keep(t);
-}
-
-HOOKFORGE_INLINE void module_snapshot::restore() {
-  torch::NoGradGuard no_grad;
-  for (auto& [into, copy] : saved_) into.copy_(copy);
-}
-
-HOOKFORGE_INLINE void module_snapshot::keep(const torch::Tensor& t) {
-  if (t.defined()) saved_.emplace_back(t, t.to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true));
-}
 
 HOOKFORGE_INLINE TrainerContext trainer_context(const trainer_options& options,
                                                 std::int64_t completed_epochs,
@@ -112,54 +85,6 @@ HOOKFORGE_INLINE void record_epoch(fit_result& result, const TrainerContext& ctx
   result.history.push_back({epoch, ctx.train_scores,
                             ctx.validated ? ctx.val_scores : epoch_scores{}, ctx.validated,
                             ctx.learning_rates, seconds_since(started)});
-}
-
-HOOKFORGE_INLINE state_map scores_state(const epoch_scores& scores) {
-  state_map state;
-  for (const auto& [name, value] : scores) state[name] = value;
-  return state;
-}
-
-HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state) {
-  epoch_scores scores;
-  for (const auto& [name, value] : state) scores[name] = value.toDouble();
-  return scores;
-}
-
-HOOKFORGE_INLINE checkpoint_parts::checkpoint_parts(named_modules modules_to_save)
-    : modules(std::move(modules_to_save)) {}
-HOOKFORGE_INLINE checkpoint_parts::~checkpoint_parts() = default;
-HOOKFORGE_INLINE void checkpoint_parts::add_state(const std::string& section, state_map state) {
-  states.emplace_back(section, std::move(state));
-}
-
-HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path,
-                                       const checkpoint_parts& parts) {
-  checkpoint_writer out;
-  for (const auto& [name, module] : parts.modules) out.add_module(name, *module);
-  for (const auto& o : parts.optimizers) out.add_optimizer(o.name, *o.optimizer);
-  for (const auto& [name, state] : parts.states) out.add_state(name, state);
-  out.add_rng();
-  out.save(path);
-}
-
-HOOKFORGE_INLINE void check_sections(const named_modules& modules,
-                                     const std::vector<named_optimizer>& optimizers,
-                                     std::vector<std::string> names) {
-  auto add = [&](const std::string& name, std::string_view what) {
-    if (std::find(names.begin(), names.end(), name) != names.end())
-      throw std::invalid_argument("Trainer: " + std::string(what) + " '" + name +
-                                  "' would share its checkpoint section with another section "
-                                  "of that name; give it another name");
-    names.push_back(name);
-  };
-  for (const auto& [name, module] : modules) add(name, "the module");
-  for (const auto& o : optimizers) {
-    if (o.optimizer == nullptr)
-      throw std::invalid_argument("Trainer: the training runner's optimizer '" + o.name +
-                                  "' is null");
-    add(o.name, "the optimizer");
-  }
 }
 
 }  // namespace detail

@@ -28,6 +28,10 @@
 // the state of every persistent hook of the trainer and both runners, saved through
 // io/persistence.hpp. Loading one and calling fit() again continues exactly where the
 // saved run stopped; a load that fails leaves every object as it was.
+//
+// This header is the loop (the Trainer class) and the one to include; it brings its
+// pieces: trainer_types.hpp (trainer_options, TrainerContext, fit_result, ...) and
+// trainer_checkpoint.hpp (the checkpoint's section table and what it gathers).
 #pragma once
 
 #include <algorithm>
@@ -35,10 +39,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
-#include <limits>
 #include <memory>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -46,120 +47,24 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/core/ivalue.h>
-
 #include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/data/criterion.hpp"
-#include "hookforge/torch/data/model.hpp"
+#include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/persistence.hpp"
-#include "hookforge/torch/optim/lr_scheduler.hpp"
-#include "hookforge/torch/optim/stop_condition.hpp"
+#include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/runner_concepts.hpp"
+#include "hookforge/torch/runners/trainer_checkpoint.hpp"
+#include "hookforge/torch/runners/trainer_types.hpp"
 #include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 namespace hookforge {
 
-/// What a checkpoint holds besides the model, counters, RNG, scheduler and hook state.
-struct checkpoint_content {
-  bool optimizer = true;  ///< the optimiser's state (without it, a resume restarts the optimiser)
-};
-
 namespace detail {
-/// What a trainer lets its hooks do to the run, through TrainerContext.
-class trainer_actions {
- public:
-  virtual void save_checkpoint(const std::filesystem::path& path, checkpoint_content content) = 0;
-
- protected:
-  ~trainer_actions() = default;
-};
-}  // namespace detail
-
-/// The Trainer's context.
-struct TrainerContext {
-  std::int64_t epoch = 0;             ///< the epoch just run (at on_trainer_epoch_finished)
-  std::int64_t completed_epochs = 0;  ///< epochs finished, this one included once it finished
-  std::int64_t total_epochs = 0;
-  std::int64_t global_step = 0;  ///< training batches processed so far
-  epoch_scores train_scores;     ///< this epoch's training means
-  epoch_scores val_scores;       ///< the last validation's means (empty before any)
-  bool validated = false;        ///< validation ran this epoch
-  /// Per param group, as used this epoch: every optimiser of the training runner in the
-  /// order of its named_optimizers() (GANTrainingRunner: D's groups, then G's).
-  std::vector<double> learning_rates;
-  std::vector<double> next_learning_rates;  ///< the same, for the next epoch (scheduler stepped)
-  double epoch_seconds = 0;                 ///< wall time of this epoch's training and validation
-  std::filesystem::path work_dir;  ///< trainer_options::work_dir: where hooks write their files
-  std::string monitor;             ///< trainer_options::monitor: the score that judges the run
-  bool stop_training = false;      ///< the run stops after this epoch (request_stop sets it)
-  std::string stop_reason;         ///< why (the stop condition's, or a hook's reason)
-  /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
-  /// at on_after_load_checkpoint: the entries read back.
-  state_map* checkpoint_extra = nullptr;
-  /// The trainer firing this context (set by the Trainer; null in a context made by hand).
-  detail::trainer_actions* trainer = nullptr;
-
-  /// Stop the run after this epoch, saying why (the reason ends up in fit_result::stop_reason).
-  void request_stop(std::string reason);
-
-  /// Write the trainer's checkpoint to `path` (atomically). At on_trainer_epoch_finished the
-  /// file resumes exactly: the scheduler has stepped and the stop condition has been asked.
-  void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const;
-};
-
-/// Pass as the validation runner to train without validation.
-struct no_validation {};
-
-struct trainer_options {
-  std::int64_t epochs = 1;
-  std::int64_t val_interval = 1;         ///< validate every N epochs; 0 never
-  lr_scheduler* scheduler = nullptr;     ///< stepped once per epoch; not owned
-  stop_condition* stop = nullptr;        ///< asked after each validation; not owned
-  std::string monitor = "loss";          ///< validation score for plateau schedulers and `stop`
-  std::filesystem::path work_dir = ".";  ///< where hooks write files (ctx.work_dir)
-  bool print_bindings = false;           ///< print every component's binding table at start
-};
-
-/// One epoch of a fit() call, as fit_result::history keeps it.
-struct epoch_record {
-  std::int64_t epoch = 0;  ///< 0-based, counting epochs of a loaded checkpoint
-  epoch_scores train_scores;
-  epoch_scores val_scores;  ///< this epoch's validation (empty when it did not validate)
-  bool validated = false;
-  std::vector<double>
-      learning_rates;  ///< per param group, as used this epoch (TrainerContext's order)
-  double seconds = 0;  ///< wall time of the epoch: training, validation and hooks
-};
-
-/// What fit() returns.
-struct fit_result {
-  std::int64_t completed_epochs = 0;
-  epoch_scores train_scores;          ///< the last epoch's
-  epoch_scores val_scores;            ///< the last validation's
-  std::string stop_reason;            ///< "epochs" when all planned epochs ran
-  std::vector<epoch_record> history;  ///< every epoch this call ran, in order
-};
-
-namespace detail {
-
-/// A module's parameters and buffers, copied (to the CPU, to spare the device's memory),
-/// and put back: the undo of loading a module.
-class module_snapshot {
- public:
-  explicit module_snapshot(torch::nn::Module& module);
-  void restore();
-
- private:
-  void keep(const torch::Tensor& t);
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> saved_;
-};
-
-/// A checkpoint's modules, by section (checkpoint_modules below).
-using named_modules = std::vector<std::pair<std::string, torch::nn::Module*>>;
 
 // The Trainer's bookkeeping that depends on none of its template arguments, out of line
 // so that the library compiles it once (core/build_mode.hpp).
@@ -186,44 +91,6 @@ HOOKFORGE_INLINE double seconds_since(std::chrono::steady_clock::time_point star
 HOOKFORGE_INLINE void record_epoch(fit_result& result, const TrainerContext& ctx,
                                    std::int64_t epoch,
                                    std::chrono::steady_clock::time_point started);
-/// Scores as a state section, and back.
-HOOKFORGE_INLINE state_map scores_state(const epoch_scores& scores);
-HOOKFORGE_INLINE epoch_scores scores_of_state(const state_map& state);
-/// The checkpoint's module and optimiser sections are distinct from each other and from
-/// the trainer's own sections; no optimiser is null. std::invalid_argument otherwise.
-HOOKFORGE_INLINE void check_sections(const named_modules& modules,
-                                     const std::vector<named_optimizer>& optimizers,
-                                     std::vector<std::string> reserved);
-
-/// A Trainer's checkpoint as the Trainer gathers it, sections in file order, for
-/// write_checkpoint below. Its members are compiled once (the checkpoint writer, the state
-/// maps' copies), not generated again in every TU that instantiates a Trainer.
-struct checkpoint_parts {
-  named_modules modules;
-  std::vector<named_optimizer> optimizers;  ///< empty when the optimisers are left out
-  std::vector<std::pair<std::string, state_map>> states;
-
-  explicit checkpoint_parts(named_modules modules_to_save);
-  checkpoint_parts(const checkpoint_parts&) = delete;
-  ~checkpoint_parts();
-  void add_state(const std::string& section, state_map state);
-};
-/// The modules, the optimisers, the states and the RNG, atomically to `path`
-/// (checkpoint_writer::save: the previous file stays as it was if this throws).
-HOOKFORGE_INLINE void write_checkpoint(const std::filesystem::path& path,
-                                       const checkpoint_parts& parts);
-
-/// The modules a trainer checkpoint holds, by section: the model's checkpoint_modules()
-/// (gan_models: "generator", "discriminator"), else the model as "model" when it is a module.
-template <class Model>
-named_modules checkpoint_modules(Model& model) {
-  if constexpr (requires { model.checkpoint_modules(); }) {
-    return model.checkpoint_modules();
-  } else {
-    if (auto* module = module_of(model)) return {{"model", module}};
-    return {};
-  }
-}
 
 /// What the validation runner runs: the model's validation_model() (gan_models: the generator),
 /// else the model.
@@ -237,12 +104,6 @@ decltype(auto) validation_model(Model& model) {
 
 }  // namespace detail
 
-/// The points a Trainer fires (every Trainer type, and hookforge-run's Trainer entry).
-using trainer_points =
-    point_list<points::on_training_began, points::on_trainer_epoch_finished,
-               points::on_training_finished, points::on_before_save_checkpoint,
-               points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
-
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 class Trainer : private detail::trainer_actions {
   static constexpr bool validates = !std::is_same_v<ValRunner, no_validation>;
@@ -255,6 +116,10 @@ class Trainer : private detail::trainer_actions {
   // What the validation runner runs.
   using validation_model_t =
       std::remove_reference_t<decltype(detail::validation_model(std::declval<Model&>()))>;
+  // The checkpoint's sections beside the modules and optimisers (trainer_checkpoint.hpp);
+  // a friend, as each entry reaches the part of the trainer it saves.
+  using checkpoint_sections = detail::trainer_sections<Trainer>;
+  friend checkpoint_sections;
 
  public:
   using hook_points = trainer_points;
@@ -406,8 +271,9 @@ class Trainer : private detail::trainer_actions {
     checkpoint_reader in(path);
     load_plan plan(in);
     // Read and check: nothing changes until plan.apply().
-    for (const auto& section : sections()) section.plan(*this, plan, std::string(section.name));
-    state_map extra = plan.read(std::string(extra_section));
+    for (const auto& section : checkpoint_sections::table())
+      section.plan(*this, plan, std::string(section.name));
+    state_map extra = plan.read(std::string(checkpoint_sections::extra));
     auto require = [&](const std::string& section, std::string_view kind) {
       if (in.kind(section) != kind)
         plan.fail(section, "is not of kind '" + std::string(kind) + "'");
@@ -465,79 +331,11 @@ class Trainer : private detail::trainer_actions {
   const trainer_options& options() const { return options_; }
 
  private:
-  // The checkpoint's sections beside the modules, the optimisers, "extra" (what hooks add
-  // at on_before_save_checkpoint) and the RNG, in the order they are written and loaded:
-  // saving, loading and the check that no module or optimiser takes one's name all read
-  // this one table.
-  struct section {
-    std::string_view name;
-    void (*save)(Trainer&, detail::checkpoint_parts&, const std::string& name);
-    void (*plan)(Trainer&, load_plan&, const std::string& name);
-  };
-  static constexpr std::string_view extra_section = "extra";
-
-  static std::span<const section> sections() {
-    static constexpr section table[] = {
-        {"trainer",
-         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
-           out.add_state(name, t.state_dict());
-           save_hooks(out, name, t.hooks_);
-         },
-         [](Trainer& t, load_plan& plan, const std::string& name) {
-           plan.add_state(
-               name, plan.read(name, {"completed_epochs"}), [&t] { return t.state_dict(); },
-               [&t](const state_map& s) { t.load_state_dict(s); });
-           plan.add_hooks(t.hooks_, name);
-         }},
-        {"last_val_scores",  // only once a validation ran
-         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
-           if (!t.last_val_scores_.empty()) out.add_state(name, t.val_scores_state());
-         },
-         [](Trainer& t, load_plan& plan, const std::string& name) {
-           plan.add_state(
-               name, plan.reader().contains(name) ? plan.read(name) : state_map{},
-               [&t] { return t.val_scores_state(); },
-               [&t](const state_map& s) { t.load_val_scores(s); });
-         }},
-        {"scheduler",
-         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
-           if (t.options_.scheduler) out.add_state(name, t.options_.scheduler->state_dict());
-         },
-         [](Trainer& t, load_plan& plan, const std::string& name) {
-           if (t.options_.scheduler) plan.add_component_state(name, *t.options_.scheduler);
-         }},
-        {"stop_condition",
-         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
-           if (t.options_.stop) out.add_state(name, t.options_.stop->state_dict());
-         },
-         [](Trainer& t, load_plan& plan, const std::string& name) {
-           if (t.options_.stop) plan.add_component_state(name, *t.options_.stop);
-         }},
-        {"training_runner",
-         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
-           save_component(out, name, *t.train_);
-         },
-         [](Trainer& t, load_plan& plan, const std::string& name) {
-           plan_component(plan, name, *t.train_);
-         }},
-        {"validation_runner",
-         [](Trainer& t, detail::checkpoint_parts& out, const std::string& name) {
-           if constexpr (validates) save_component(out, name, *t.val_);
-         },
-         [](Trainer& t, load_plan& plan, const std::string& name) {
-           if constexpr (validates) plan_component(plan, name, *t.val_);
-         }},
-    };
-    return table;
-  }
-
   /// The checkpoint's sections do not collide: module and optimiser names are distinct
   /// from each other and from the trainer's own sections.
   void check_sections() {
-    std::vector<std::string> reserved{std::string(extra_section), "rng"};
-    for (const auto& section : sections()) reserved.emplace_back(section.name);
     detail::check_sections(detail::checkpoint_modules(*model_), optimizers_of(*train_),
-                           std::move(reserved));
+                           checkpoint_sections::reserved());
   }
 
   void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
@@ -548,8 +346,9 @@ class Trainer : private detail::trainer_actions {
 
     detail::checkpoint_parts out(detail::checkpoint_modules(*model_));
     if (content.optimizer) out.optimizers = optimizers_of(*train_);
-    for (const auto& section : sections()) section.save(*this, out, std::string(section.name));
-    out.add_state(std::string(extra_section), extra);
+    for (const auto& section : checkpoint_sections::table())
+      section.save(*this, out, std::string(section.name));
+    out.add_state(std::string(checkpoint_sections::extra), extra);
     detail::write_checkpoint(path, out);
     ctx.checkpoint_extra = nullptr;
     hooks_.template fire<points::on_after_save_checkpoint>(ctx);
@@ -560,11 +359,6 @@ class Trainer : private detail::trainer_actions {
       return &validation;
     else
       return nullptr;
-  }
-
-  state_map val_scores_state() const { return detail::scores_state(last_val_scores_); }
-  void load_val_scores(const state_map& state) {
-    last_val_scores_ = detail::scores_of_state(state);
   }
 
   Ctx context() {

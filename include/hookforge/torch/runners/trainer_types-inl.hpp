@@ -1,0 +1,28 @@
+// hookforge/torch/runners/trainer_types-inl.hpp — TrainerContext's actions: included by
+// trainer_types.hpp header-only, compiled into hookforge::torch_compiled otherwise
+// (core/build_mode.hpp).
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "hookforge/torch/runners/trainer_types.hpp"
+
+namespace hookforge {
+
+HOOKFORGE_INLINE void TrainerContext::request_stop(std::string reason) {
+  stop_training = true;
+  stop_reason = std::move(reason);
+}
+
+HOOKFORGE_INLINE void TrainerContext::save_checkpoint(const std::filesystem::path& path,
+                                                      checkpoint_content content) const {
+  if (trainer == nullptr)
+    throw std::logic_error(
+        "TrainerContext::save_checkpoint: this context was not made by a Trainer");
+  trainer->save_checkpoint(path, content);
+}
+
+}  // namespace hookforge

@@ -1,0 +1,112 @@
+// hookforge/torch/runners/trainer_types.hpp — the Trainer's options, its context and what
+// fit() returns: trainer_options, TrainerContext (with the points it is fired at,
+// trainer_points), checkpoint_content, no_validation, epoch_record and fit_result. The
+// Trainer itself is in trainer.hpp, the header to include.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hookforge/core/build_mode.hpp"
+#include "hookforge/core/points.hpp"
+#include "hookforge/torch/data/scores.hpp"
+#include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/optim/lr_scheduler.hpp"
+#include "hookforge/torch/optim/stop_condition.hpp"
+
+namespace hookforge {
+
+/// What a checkpoint holds besides the model, counters, RNG, scheduler and hook state.
+struct checkpoint_content {
+  bool optimizer = true;  ///< the optimiser's state (without it, a resume restarts the optimiser)
+};
+
+namespace detail {
+/// What a trainer lets its hooks do to the run, through TrainerContext.
+class trainer_actions {
+ public:
+  virtual void save_checkpoint(const std::filesystem::path& path, checkpoint_content content) = 0;
+
+ protected:
+  ~trainer_actions() = default;
+};
+}  // namespace detail
+
+/// The Trainer's context.
+struct TrainerContext {
+  std::int64_t epoch = 0;             ///< the epoch just run (at on_trainer_epoch_finished)
+  std::int64_t completed_epochs = 0;  ///< epochs finished, this one included once it finished
+  std::int64_t total_epochs = 0;
+  std::int64_t global_step = 0;  ///< training batches processed so far
+  epoch_scores train_scores;     ///< this epoch's training means
+  epoch_scores val_scores;       ///< the last validation's means (empty before any)
+  bool validated = false;        ///< validation ran this epoch
+  /// Per param group, as used this epoch: every optimiser of the training runner in the
+  /// order of its named_optimizers() (GANTrainingRunner: D's groups, then G's).
+  std::vector<double> learning_rates;
+  std::vector<double> next_learning_rates;  ///< the same, for the next epoch (scheduler stepped)
+  double epoch_seconds = 0;                 ///< wall time of this epoch's training and validation
+  std::filesystem::path work_dir;  ///< trainer_options::work_dir: where hooks write their files
+  std::string monitor;             ///< trainer_options::monitor: the score that judges the run
+  bool stop_training = false;      ///< the run stops after this epoch (request_stop sets it)
+  std::string stop_reason;         ///< why (the stop condition's, or a hook's reason)
+  /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
+  /// at on_after_load_checkpoint: the entries read back.
+  state_map* checkpoint_extra = nullptr;
+  /// The trainer firing this context (set by the Trainer; null in a context made by hand).
+  detail::trainer_actions* trainer = nullptr;
+
+  /// Stop the run after this epoch, saying why (the reason ends up in fit_result::stop_reason).
+  void request_stop(std::string reason);
+
+  /// Write the trainer's checkpoint to `path` (atomically). At on_trainer_epoch_finished the
+  /// file resumes exactly: the scheduler has stepped and the stop condition has been asked.
+  void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const;
+};
+
+/// The points a Trainer fires (every Trainer type, and hookforge-run's Trainer entry).
+using trainer_points =
+    point_list<points::on_training_began, points::on_trainer_epoch_finished,
+               points::on_training_finished, points::on_before_save_checkpoint,
+               points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+
+/// Pass as the validation runner to train without validation.
+struct no_validation {};
+
+struct trainer_options {
+  std::int64_t epochs = 1;
+  std::int64_t val_interval = 1;         ///< validate every N epochs; 0 never
+  lr_scheduler* scheduler = nullptr;     ///< stepped once per epoch; not owned
+  stop_condition* stop = nullptr;        ///< asked after each validation; not owned
+  std::string monitor = "loss";          ///< validation score for plateau schedulers and `stop`
+  std::filesystem::path work_dir = ".";  ///< where hooks write files (ctx.work_dir)
+  bool print_bindings = false;           ///< print every component's binding table at start
+};
+
+/// One epoch of a fit() call, as fit_result::history keeps it.
+struct epoch_record {
+  std::int64_t epoch = 0;  ///< 0-based, counting epochs of a loaded checkpoint
+  epoch_scores train_scores;
+  epoch_scores val_scores;  ///< this epoch's validation (empty when it did not validate)
+  bool validated = false;
+  std::vector<double>
+      learning_rates;  ///< per param group, as used this epoch (TrainerContext's order)
+  double seconds = 0;  ///< wall time of the epoch: training, validation and hooks
+};
+
+/// What fit() returns.
+struct fit_result {
+  std::int64_t completed_epochs = 0;
+  epoch_scores train_scores;          ///< the last epoch's
+  epoch_scores val_scores;            ///< the last validation's
+  std::string stop_reason;            ///< "epochs" when all planned epochs ran
+  std::vector<epoch_record> history;  ///< every epoch this call ran, in order
+};
+
+}  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/trainer_types-inl.hpp"
+#endif
