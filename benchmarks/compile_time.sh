@@ -3,7 +3,8 @@
 # bound to 6 points, against the same translation unit with 0 hooks
 # (docs/benchmarks.md, "Compile time").
 #
-#   benchmarks/compile_time.sh              measure benchmarks/compile_time/hooks_{0,32}.cpp
+#   benchmarks/compile_time.sh              measure benchmarks/compile_time/hooks_{0,32}.cpp,
+#                                           generated first where missing (not checked in)
 #   benchmarks/compile_time.sh --generate   rewrite those sources first (deterministic)
 #   benchmarks/compile_time.sh --torch      measure what hookforge adds to a LibTorch training
 #                                           TU instead: compile_time/torch_{plain,hookforge}.cpp,
@@ -128,6 +129,10 @@ case "${1:-}" in
   --generate)
     mkdir -p "$dir"
     for n in "${counts[@]}"; do generate "$n"; done
+    ;;
+  "")
+    mkdir -p "$dir"
+    for n in "${counts[@]}"; do [ -f "$dir/hooks_$n.cpp" ] || generate "$n"; done
     ;;
   --torch)
     torch=1
