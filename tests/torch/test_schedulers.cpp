@@ -1,6 +1,7 @@
 // Tests of hookforge/torch/optim/schedulers.hpp: each schedule's lr sequence against
 // numbers worked out by hand from Python's formulas, ReduceLROnPlateau's rule
 // (patience, threshold, cooldown, min_lr, eps), and exact resumption from a state_dict.
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -309,6 +310,57 @@ TEST_CASE("ReduceLROnPlateau's thresholds: max mode, abs and rel", "[sched]") {
   CHECK(first_group(plateau_sequence(min_rel, {1.0, 0.95, 0.85})) ==
         std::vector<double>{1.0, 0.5, 0.5});
   CHECK(min_rel.best() == 0.85);
+}
+
+TEST_CASE("ReduceLROnPlateau's thresholds on the boundary round as PyTorch's", "[sched]") {
+  // Scores one rounding away from best -/+ threshold, where PyTorch's `current < best -
+  // threshold` and Lightning's `current + threshold < best` (hookforge::is_better) disagree.
+  // Expected lrs and best from torch 2.11's ReduceLROnPlateau (factor 0.5, patience 0).
+  const auto abs_mode = hookforge::plateau_threshold_mode::abs;
+  const auto max_mode = hookforge::plateau_mode::max;
+
+  // min, abs: 0.2 - 0.1 == 0.1, one ulp below it is better; yet c + 0.1 rounds to 0.2.
+  const double below = 0.09999999999999999;
+  REQUIRE(below == std::nextafter(0.1, 0.0));
+  REQUIRE(below < 0.2 - 0.1);
+  REQUIRE_FALSE(below + 0.1 < 0.2);
+  auto o1 = make_sgd({1.0});
+  hookforge::ReduceLROnPlateau min_abs(
+      *o1, {.factor = 0.5, .patience = 0, .threshold = 0.1, .threshold_mode = abs_mode});
+  CHECK(first_group(plateau_sequence(min_abs, {0.2, below})) == std::vector<double>{1.0, 1.0});
+  CHECK(min_abs.best() == below);
+
+  // max, abs: 0.2 + 0.1 == 0.30000000000000004 is not beyond itself; yet c - 0.1 > 0.2.
+  const double above = 0.30000000000000004;
+  REQUIRE(above == 0.2 + 0.1);
+  REQUIRE(above - 0.1 > 0.2);
+  auto o2 = make_sgd({1.0});
+  hookforge::ReduceLROnPlateau max_abs(*o2, {.mode = max_mode,
+                                             .factor = 0.5,
+                                             .patience = 0,
+                                             .threshold = 0.1,
+                                             .threshold_mode = abs_mode});
+  CHECK(first_group(plateau_sequence(max_abs, {0.2, above})) == std::vector<double>{1.0, 0.5});
+  CHECK(max_abs.best() == 0.2);
+
+  // rel: best * (1 - t) and best * (t + 1), not best -/+ best * t (which round the other way).
+  REQUIRE(0.1 * (1.0 - 0.1) != 0.1 - 0.1 * 0.1);
+  REQUIRE(0.3 * (0.1 + 1.0) != 0.3 + 0.3 * 0.1);
+  auto o3 = make_sgd({1.0});
+  hookforge::ReduceLROnPlateau min_rel(*o3, {.factor = 0.5, .patience = 0, .threshold = 0.1});
+  CHECK(first_group(plateau_sequence(min_rel, {0.1, 0.09})) == std::vector<double>{1.0, 1.0});
+  CHECK(min_rel.best() == 0.09);
+  auto o4 = make_sgd({1.0});
+  hookforge::ReduceLROnPlateau max_rel(
+      *o4, {.mode = max_mode, .factor = 0.5, .patience = 0, .threshold = 0.1});
+  CHECK(first_group(plateau_sequence(max_rel, {0.3, 0.33})) == std::vector<double>{1.0, 0.5});
+  CHECK(max_rel.best() == 0.3);
+
+  // EarlyStopping's form stays Lightning's: the same scores read the other way.
+  CHECK_FALSE(hookforge::is_better(hookforge::metric_rule::less, below, 0.2, 0.1));
+  CHECK(hookforge::is_better(hookforge::metric_rule::greater, above, 0.2, 0.1));
+  CHECK(hookforge::is_better_absolute(hookforge::metric_rule::less, below, 0.2, 0.1));
+  CHECK_FALSE(hookforge::is_better_absolute(hookforge::metric_rule::greater, above, 0.2, 0.1));
 }
 
 TEST_CASE("ReduceLROnPlateau reads the group's current lr", "[sched]") {

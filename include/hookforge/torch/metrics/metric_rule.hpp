@@ -128,7 +128,9 @@ inline void check_rule_text(std::string_view hook, std::string_view rule) {
     (void)metric_rule_for(hook, "", rule);  // throws the message above
 }
 
-/// `candidate` improves on `reference` by more than `min_delta` (>= 0) under `rule`.
+/// `candidate` improves on `reference` by more than `min_delta` (>= 0) under `rule`, in
+/// Lightning's EarlyStopping min_delta form: candidate + min_delta < reference (less),
+/// candidate - min_delta > reference (greater); see is_better_absolute for PyTorch's.
 /// NaN improves on nothing (MMEngine's comparisons let a NaN become the best score);
 /// any other score improves on a NaN reference.
 inline bool is_better(metric_rule rule, double candidate, double reference, double min_delta = 0) {
@@ -138,8 +140,22 @@ inline bool is_better(metric_rule rule, double candidate, double reference, doub
                                       : candidate + min_delta < reference;
 }
 
+/// `candidate` improves on `reference` by more than `threshold` (>= 0) under `rule`, in
+/// PyTorch's ReduceLROnPlateau "abs" form: candidate < reference - threshold (less),
+/// candidate > reference + threshold (greater). NaN as in is_better.
+// Two forms: is_better follows Lightning (EarlyStopping), this PyTorch: they differ at boundaries.
+inline bool is_better_absolute(metric_rule rule, double candidate, double reference,
+                               double threshold) {
+  if (std::isnan(candidate)) return false;
+  if (std::isnan(reference)) return true;
+  return rule == metric_rule::greater ? candidate > reference + threshold
+                                      : candidate < reference - threshold;
+}
+
 /// `candidate` improves on `reference` by more than the fraction `threshold` (>= 0) of it
-/// under `rule`: beyond reference * (1 ± threshold), PyTorch's ReduceLROnPlateau "rel" mode.
+/// under `rule`: beyond reference * (1 - threshold) (less) or reference * (1 + threshold)
+/// (greater), PyTorch's ReduceLROnPlateau "rel" mode exactly (its threshold + 1 is the same
+/// double: IEEE addition commutes).
 /// NaN as in is_better.
 inline bool is_better_relative(metric_rule rule, double candidate, double reference,
                                double threshold) {

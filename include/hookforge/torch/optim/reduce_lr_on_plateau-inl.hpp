@@ -118,10 +118,11 @@ HOOKFORGE_INLINE metric_rule ReduceLROnPlateau::rule() const {
 
 HOOKFORGE_INLINE double ReduceLROnPlateau::worst_value() const { return worst_score(rule()); }
 
+// PyTorch's forms exactly (best - threshold, not current + threshold): they differ on the boundary.
 HOOKFORGE_INLINE bool ReduceLROnPlateau::is_better(double current, double best) const {
   return options_.threshold_mode == plateau_threshold_mode::rel
              ? is_better_relative(rule(), current, best, options_.threshold)
-             : hookforge::is_better(rule(), current, best, options_.threshold);
+             : is_better_absolute(rule(), current, best, options_.threshold);
 }
 
 HOOKFORGE_INLINE void ReduceLROnPlateau::reduce_lrs() {
