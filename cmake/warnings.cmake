@@ -1,6 +1,6 @@
 # hookforge_warnings(<target>...): the warnings hookforge's own targets build with, as errors
-# when HOOKFORGE_WERROR is on (scripts/test.sh turns it on; a user's newer compiler may warn
-# where ours does not, so it is off by default). LibTorch's, Catch's and fmt's headers are
+# when HOOKFORGE_WERROR is on (off by default: a user's newer compiler may warn where ours does
+# not). The core and config tests make them errors always; the torch targets do not yet. LibTorch's, Catch's and fmt's headers are
 # system headers here, so only hookforge's code is held to them.
 function(hookforge_warnings)
   foreach(target IN LISTS ARGN)

@@ -88,7 +88,8 @@ HOOKFORGE_INLINE void fused_adam_update(torch::optim::Optimizer& optimizer,
     adam_bucket* bucket = nullptr;
     for (auto& b : buckets)
       if (b.device == p.device() && b.dtype == p.scalar_type()) bucket = &b;
-    if (!bucket) bucket = &buckets.emplace_back(adam_bucket{p.device(), p.scalar_type(), {}});
+    if (!bucket)
+      bucket = &buckets.emplace_back(adam_bucket{.device = p.device(), .dtype = p.scalar_type()});
     bucket->params.push_back(p);
     bucket->grads.push_back(grad);
     bucket->exp_avgs.push_back(state.exp_avg());
