@@ -59,6 +59,7 @@
 #include "hookforge/hooks/detail/metrics_table.hpp"
 #include "hookforge/torch/data/host_read.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/training_epoch_runner.hpp"
