@@ -22,25 +22,14 @@ HOOKFORGE_INLINE ConstantLR::ConstantLR(torch::optim::Optimizer& optimizer, doub
   step();
 }
 
-HOOKFORGE_INLINE hookforge::state_map ConstantLR::state_dict() const {
-  auto state = lr_scheduler::state_dict();
-  state["factor"] = factor_;
-  state["total_iters"] = total_iters_;
-  return state;
-}
-
-HOOKFORGE_INLINE void ConstantLR::load_state_dict(const hookforge::state_map& state) {
-  const auto factor = state_value<double>(state, "ConstantLR", "factor");
-  const auto total_iters = state_value<std::int64_t>(state, "ConstantLR", "total_iters");
-  lr_scheduler::load_state_dict(state);
-  factor_ = factor;
-  total_iters_ = total_iters;
-}
-
 HOOKFORGE_INLINE double ConstantLR::lr_at(double base_lr, std::int64_t epoch) const {
   // Python's closed form, term for term: factor + (epoch >= total_iters) * (1 - factor).
   const double done = epoch >= total_iters_ ? 1.0 : 0.0;
   return base_lr * (factor_ + done * (1.0 - factor_));
+}
+
+HOOKFORGE_INLINE ConstantLR::parameter_list ConstantLR::saved_parameters() {
+  return {"ConstantLR", {{"factor", &factor_}, {"total_iters", &total_iters_}}};
 }
 
 }  // namespace hookforge

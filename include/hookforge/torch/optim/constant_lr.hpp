@@ -25,11 +25,9 @@ class ConstantLR : public detail::closed_form_scheduler {
   explicit ConstantLR(torch::optim::Optimizer& optimizer, double factor = default_factor,
                       std::int64_t total_iters = default_total_iters);
 
-  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
-  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
-
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
+  HOOKFORGE_INLINE parameter_list saved_parameters() override;
 
   double factor_;
   std::int64_t total_iters_;

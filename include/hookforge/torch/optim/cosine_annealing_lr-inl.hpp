@@ -19,24 +19,13 @@ HOOKFORGE_INLINE CosineAnnealingLR::CosineAnnealingLR(torch::optim::Optimizer& o
   step();
 }
 
-HOOKFORGE_INLINE hookforge::state_map CosineAnnealingLR::state_dict() const {
-  auto state = lr_scheduler::state_dict();
-  state["T_max"] = T_max_;
-  state["eta_min"] = eta_min_;
-  return state;
-}
-
-HOOKFORGE_INLINE void CosineAnnealingLR::load_state_dict(const hookforge::state_map& state) {
-  const auto T_max = state_value<std::int64_t>(state, "CosineAnnealingLR", "T_max");
-  const auto eta_min = state_value<double>(state, "CosineAnnealingLR", "eta_min");
-  lr_scheduler::load_state_dict(state);
-  T_max_ = T_max;
-  eta_min_ = eta_min;
-}
-
 HOOKFORGE_INLINE double CosineAnnealingLR::lr_at(double base_lr, std::int64_t epoch) const {
   const double angle = std::numbers::pi * static_cast<double>(epoch) / static_cast<double>(T_max_);
   return eta_min_ + (base_lr - eta_min_) * (1.0 + std::cos(angle)) / 2.0;
+}
+
+HOOKFORGE_INLINE CosineAnnealingLR::parameter_list CosineAnnealingLR::saved_parameters() {
+  return {"CosineAnnealingLR", {{"T_max", &T_max_}, {"eta_min", &eta_min_}}};
 }
 
 }  // namespace hookforge

@@ -21,11 +21,9 @@ class CosineAnnealingLR : public detail::closed_form_scheduler {
   CosineAnnealingLR(torch::optim::Optimizer& optimizer, std::int64_t T_max,
                     double eta_min = default_eta_min);
 
-  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
-  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
-
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
+  HOOKFORGE_INLINE parameter_list saved_parameters() override;
 
   std::int64_t T_max_;
   double eta_min_;

@@ -15,11 +15,9 @@ class ExponentialLR : public detail::closed_form_scheduler {
  public:
   ExponentialLR(torch::optim::Optimizer& optimizer, double gamma);
 
-  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
-  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
-
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
+  HOOKFORGE_INLINE parameter_list saved_parameters() override;
 
   double gamma_;
 };

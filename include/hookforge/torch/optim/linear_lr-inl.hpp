@@ -27,28 +27,17 @@ HOOKFORGE_INLINE LinearLR::LinearLR(torch::optim::Optimizer& optimizer, double s
   step();
 }
 
-HOOKFORGE_INLINE hookforge::state_map LinearLR::state_dict() const {
-  auto state = lr_scheduler::state_dict();
-  state["start_factor"] = start_factor_;
-  state["end_factor"] = end_factor_;
-  state["total_iters"] = total_iters_;
-  return state;
-}
-
-HOOKFORGE_INLINE void LinearLR::load_state_dict(const hookforge::state_map& state) {
-  const auto start_factor = state_value<double>(state, "LinearLR", "start_factor");
-  const auto end_factor = state_value<double>(state, "LinearLR", "end_factor");
-  const auto total_iters = state_value<std::int64_t>(state, "LinearLR", "total_iters");
-  lr_scheduler::load_state_dict(state);
-  start_factor_ = start_factor;
-  end_factor_ = end_factor;
-  total_iters_ = total_iters;
-}
-
 HOOKFORGE_INLINE double LinearLR::lr_at(double base_lr, std::int64_t epoch) const {
   const auto done = static_cast<double>(std::min(total_iters_, epoch));
   return base_lr *
          (start_factor_ + (end_factor_ - start_factor_) * done / static_cast<double>(total_iters_));
+}
+
+HOOKFORGE_INLINE LinearLR::parameter_list LinearLR::saved_parameters() {
+  return {"LinearLR",
+          {{"start_factor", &start_factor_},
+           {"end_factor", &end_factor_},
+           {"total_iters", &total_iters_}}};
 }
 
 }  // namespace hookforge

@@ -22,11 +22,9 @@ class LinearLR : public detail::closed_form_scheduler {
                     double end_factor = default_end_factor,
                     std::int64_t total_iters = default_total_iters);
 
-  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
-  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
-
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
+  HOOKFORGE_INLINE parameter_list saved_parameters() override;
 
   double start_factor_;
   double end_factor_;

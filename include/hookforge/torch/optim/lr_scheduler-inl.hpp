@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "hookforge/torch/optim/lr_scheduler.hpp"
@@ -64,6 +67,34 @@ HOOKFORGE_INLINE void closed_form_scheduler::step() {
   std::vector<double> lrs;
   for (double base : base_lrs_) lrs.push_back(lr_at(base, last_epoch_));
   set_lrs(lrs);
+}
+
+HOOKFORGE_INLINE hookforge::state_map closed_form_scheduler::state_dict() const {
+  auto state = lr_scheduler::state_dict();
+  // saved_parameters() is non-const only for load_state_dict; nothing is written here.
+  const auto saved = const_cast<closed_form_scheduler*>(this)->saved_parameters();
+  for (const auto& [name, member] : saved.parameters) {
+    std::visit([&](const auto* value) { state[name] = *value; }, member);
+  }
+  return state;
+}
+
+HOOKFORGE_INLINE void closed_form_scheduler::load_state_dict(const hookforge::state_map& state) {
+  const auto saved = saved_parameters();
+  // Every read that can throw happens before the first assignment.
+  std::vector<std::function<void()>> assignments;
+  for (const auto& [name, member] : saved.parameters) {
+    std::visit(
+        [&](auto* target) {
+          auto value =
+              state_value<std::remove_pointer_t<decltype(target)>>(state, saved.kind, name);
+          assignments.emplace_back(
+              [target, value = std::move(value)]() mutable { *target = std::move(value); });
+        },
+        member);
+  }
+  lr_scheduler::load_state_dict(state);
+  for (auto& assign : assignments) assign();
 }
 
 }  // namespace detail

@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <torch/optim/optimizer.h>
@@ -84,17 +85,37 @@ class lr_scheduler {
 namespace detail {
 
 /// A schedule whose lr is a pure function of (base_lr, epoch): step() bumps the
-/// epoch and writes that function's value into every group.
+/// epoch and writes that function's value into every group. Each subclass lists
+/// its settings once, in saved_parameters(); the state code here serves them all.
 class closed_form_scheduler : public lr_scheduler {
  public:
   using lr_scheduler::step;
   HOOKFORGE_INLINE void step() override;
 
+  /// The base's entries plus each saved parameter under its name.
+  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
+  /// All or nothing: reads every parameter, then loads the base, then assigns, so a
+  /// state_dict that fails anywhere leaves the scheduler as it was.
+  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
+
  protected:
   using lr_scheduler::lr_scheduler;
 
+  /// One setting in the state_dict: its key and the member that holds it.
+  struct saved_parameter {
+    const char* name;
+    std::variant<double*, std::int64_t*, std::vector<std::int64_t>*> member;
+  };
+  /// A scheduler's settings, with its class name for state_value's error messages.
+  struct parameter_list {
+    const char* kind;
+    std::vector<saved_parameter> parameters;
+  };
+
  private:
   virtual double lr_at(double base_lr, std::int64_t epoch) const = 0;
+  /// Non-const so load_state_dict can assign through the pointers; state_dict only reads.
+  virtual parameter_list saved_parameters() = 0;
 };
 
 }  // namespace detail

@@ -21,25 +21,14 @@ HOOKFORGE_INLINE MultiStepLR::MultiStepLR(torch::optim::Optimizer& optimizer,
   step();
 }
 
-HOOKFORGE_INLINE hookforge::state_map MultiStepLR::state_dict() const {
-  auto state = lr_scheduler::state_dict();
-  state["milestones"] = milestones_;
-  state["gamma"] = gamma_;
-  return state;
-}
-
-HOOKFORGE_INLINE void MultiStepLR::load_state_dict(const hookforge::state_map& state) {
-  auto milestones = state_value<std::vector<std::int64_t>>(state, "MultiStepLR", "milestones");
-  const auto gamma = state_value<double>(state, "MultiStepLR", "gamma");
-  lr_scheduler::load_state_dict(state);
-  milestones_ = std::move(milestones);
-  gamma_ = gamma;
-}
-
 HOOKFORGE_INLINE double MultiStepLR::lr_at(double base_lr, std::int64_t epoch) const {
   auto passed =
       std::upper_bound(milestones_.begin(), milestones_.end(), epoch) - milestones_.begin();
   return base_lr * std::pow(gamma_, static_cast<double>(passed));
+}
+
+HOOKFORGE_INLINE MultiStepLR::parameter_list MultiStepLR::saved_parameters() {
+  return {"MultiStepLR", {{"milestones", &milestones_}, {"gamma", &gamma_}}};
 }
 
 }  // namespace hookforge

@@ -21,11 +21,9 @@ class MultiStepLR : public detail::closed_form_scheduler {
   MultiStepLR(torch::optim::Optimizer& optimizer, std::vector<std::int64_t> milestones,
               double gamma = default_gamma);
 
-  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
-  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
-
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
+  HOOKFORGE_INLINE parameter_list saved_parameters() override;
 
   std::vector<std::int64_t> milestones_;  // sorted
   double gamma_;

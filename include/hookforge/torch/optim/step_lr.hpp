@@ -18,11 +18,9 @@ class StepLR : public detail::closed_form_scheduler {
 
   StepLR(torch::optim::Optimizer& optimizer, std::int64_t step_size, double gamma = default_gamma);
 
-  HOOKFORGE_INLINE hookforge::state_map state_dict() const override;
-  HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
-
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
+  HOOKFORGE_INLINE parameter_list saved_parameters() override;
 
   std::int64_t step_size_;
   double gamma_;
