@@ -26,17 +26,13 @@ namespace hookforge {
 struct Accuracy {
   std::int64_t top_k =
       1;  ///< a prediction is correct when the target is among the k best-scored classes
-  std::string output_field = "output";
-  std::string target_field = "target";
-  std::string name = "accuracy";
+  HOOKFORGE_METRIC_FIELDS("accuracy")
 
   /// std::invalid_argument for top_k < 1.
   void validate() const;
 
   /// The batch's mean accuracy, a 0-dim float32 tensor on its device.
   torch::Tensor operator()(const Entry& entry) const;
-
-  operator metric() const { return detail::make_metric(*this); }
 };
 
 }  // namespace hookforge

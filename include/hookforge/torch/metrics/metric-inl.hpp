@@ -1,6 +1,6 @@
-// hookforge/torch/metrics/metric-inl.hpp — the metrics' checks and recording: included by
-// metric.hpp header-only, compiled into hookforge::torch_compiled otherwise
-// (core/build_mode.hpp).
+// hookforge/torch/metrics/metric-inl.hpp — the metrics' checks and recording, and MAE's and
+// MSE's mean error: included by metric.hpp header-only, compiled into
+// hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <charconv>
@@ -92,16 +92,24 @@ HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> compared_fields(
   return {x.to(torch::kFloat), y.to(torch::kFloat)};
 }
 
-HOOKFORGE_INLINE void check_data_range(std::string_view who, double data_range) {
+HOOKFORGE_INLINE torch::Tensor mean_error(const Entry& entry, element_error error,
+                                          const std::string& output_field,
+                                          const std::string& target_field) {
+  metric_scope scope;
+  const bool absolute = error == element_error::absolute;
+  auto [x, y] = compared_fields(entry, absolute ? "MAE" : "MSE", output_field, target_field, 0, 1);
+  auto diff = x - y;
+  return (absolute ? diff.abs() : diff.square()).mean();
+}
+
+HOOKFORGE_INLINE void check_image_options(std::string_view who, double data_range,
+                                          std::int64_t crop_border) {
   if (!(data_range > 0)) {
     char value[32];  // the shortest text that reads back as data_range, as {fmt}'s "{}"
     const auto written = std::to_chars(value, value + sizeof value, data_range).ptr;
     throw std::invalid_argument(std::string(who) + ": data_range must be > 0, got " +
                                 std::string(value, written));
   }
-}
-
-HOOKFORGE_INLINE void check_crop_border(std::string_view who, std::int64_t crop_border) {
   if (crop_border < 0)
     throw std::invalid_argument(std::string(who) + ": crop_border must be >= 0, got " +
                                 std::to_string(crop_border));

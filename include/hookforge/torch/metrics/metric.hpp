@@ -16,7 +16,8 @@
 //
 // The built-in metrics (one header each) convert to `metric` implicitly; their name is a
 // field that defaults to "psnr", "ssim", "mae", "mse", "accuracy". They compute under
-// torch::NoGradGuard with autocast off, in float32 whatever the batch's dtype.
+// torch::NoGradGuard with autocast off, in float32 whatever the batch's dtype. MAE and MSE
+// are the one template below, mean_error_metric, differing only in an element's error.
 #pragma once
 
 #include <cstdint>
@@ -72,6 +73,28 @@ metric make_metric(const M& m) {
   return metric{m.name, m};
 }
 
+}  // namespace detail
+
+/// The members every built-in metric has after its own options: the two fields it compares,
+/// its score name, its conversion to `metric`. A macro rather than a base class because
+/// designated initializers name only direct members: Accuracy{.top_k = 5, .name = "top5"}.
+#define HOOKFORGE_METRIC_FIELDS(default_name) \
+  std::string output_field = "output";        \
+  std::string target_field = "target";        \
+  std::string name = default_name;            \
+                                              \
+  operator metric() const { return detail::make_metric(*this); }
+
+/// How a per-element error metric measures an element's error: |x - y| (MAE) or (x - y)^2 (MSE).
+enum class element_error { absolute, squared };
+
+namespace detail {
+
+/// The mean of `error` over all elements of the batch's compared fields, float32.
+HOOKFORGE_INLINE torch::Tensor mean_error(const Entry& entry, element_error error,
+                                          const std::string& output_field,
+                                          const std::string& target_field);
+
 /// `entry`'s prediction and target fields as float32, checked to have the same shape and
 /// at least `min_dims` dimensions (dimension 0 is the batch), with `crop_border` elements
 /// removed from each edge of the last two dimensions. `who` names the metric in errors.
@@ -79,13 +102,26 @@ HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> compared_fields(
     const Entry& entry, std::string_view who, const std::string& output_field,
     const std::string& target_field, std::int64_t crop_border, std::int64_t min_dims);
 
-/// std::invalid_argument naming `who` unless data_range > 0.
-HOOKFORGE_INLINE void check_data_range(std::string_view who, double data_range);
-
-/// std::invalid_argument naming `who` unless crop_border >= 0.
-HOOKFORGE_INLINE void check_crop_border(std::string_view who, std::int64_t crop_border);
+/// PSNR's and SSIM's options: std::invalid_argument naming `who` unless data_range > 0
+/// and crop_border >= 0.
+HOOKFORGE_INLINE void check_image_options(std::string_view who, double data_range,
+                                          std::int64_t crop_border);
 
 }  // namespace detail
+
+/// MAE and MSE (mae.hpp, mse.hpp): the mean of an element's error over the batch. Every
+/// sample has as many elements, so this is also the mean of the per-sample means.
+template <element_error E>
+struct mean_error_metric {
+  HOOKFORGE_METRIC_FIELDS(E == element_error::absolute ? "mae" : "mse")
+
+  void validate() const {}
+
+  /// The batch's mean error, a 0-dim float32 tensor on its device.
+  torch::Tensor operator()(const Entry& entry) const {
+    return detail::mean_error(entry, E, output_field, target_field);
+  }
+};
 
 }  // namespace hookforge
 

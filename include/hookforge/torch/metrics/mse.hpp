@@ -1,35 +1,15 @@
-// hookforge/torch/metrics/mse.hpp — mean squared error, reported as a metric (not a loss).
+// hookforge/torch/metrics/mse.hpp — mean squared error, reported as a metric (not a loss;
+// that is MSELoss, losses/mse.hpp).
 //
 //   MSE = mean over the batch's samples of mean over each sample's elements of (x - y)^2
 //
-// Every sample has as many elements, so this is the mean over all elements of the batch.
+// Options output_field, target_field and name ("mse"); see mean_error_metric in metric.hpp.
 #pragma once
 
-#include <string>
-
-#include <torch/types.h>
-
-#include "hookforge/core/build_mode.hpp"
-#include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
 
 namespace hookforge {
 
-struct MSE {
-  std::string output_field = "output";
-  std::string target_field = "target";
-  std::string name = "mse";
-
-  void validate() const {}
-
-  /// The batch's mean squared error, a 0-dim float32 tensor on its device.
-  torch::Tensor operator()(const Entry& entry) const;
-
-  operator metric() const { return detail::make_metric(*this); }
-};
+using MSE = mean_error_metric<element_error::squared>;
 
 }  // namespace hookforge
-
-#if HOOKFORGE_HEADER_ONLY
-#include "hookforge/torch/metrics/mse-inl.hpp"
-#endif

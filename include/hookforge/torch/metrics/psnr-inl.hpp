@@ -9,8 +9,7 @@
 namespace hookforge {
 
 HOOKFORGE_INLINE void PSNR::validate() const {
-  detail::check_data_range("PSNR", data_range);
-  detail::check_crop_border("PSNR", crop_border);
+  detail::check_image_options("PSNR", data_range, crop_border);
 }
 
 HOOKFORGE_INLINE torch::Tensor PSNR::operator()(const Entry& entry) const {

@@ -22,17 +22,13 @@ namespace hookforge {
 struct PSNR {
   double data_range = 1.0;  ///< max - min of the signal: 1 for [0, 1] images, 255 for 8-bit ones
   std::int64_t crop_border = 0;  ///< pixels removed from each edge of the last two dimensions
-  std::string output_field = "output";
-  std::string target_field = "target";
-  std::string name = "psnr";
+  HOOKFORGE_METRIC_FIELDS("psnr")
 
   /// std::invalid_argument for a data_range <= 0 or a negative crop_border.
   void validate() const;
 
   /// The mean PSNR of the batch's samples (dimension 0), a 0-dim float32 tensor on its device.
   torch::Tensor operator()(const Entry& entry) const;
-
-  operator metric() const { return detail::make_metric(*this); }
 };
 
 }  // namespace hookforge

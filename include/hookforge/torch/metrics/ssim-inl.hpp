@@ -12,8 +12,7 @@
 namespace hookforge {
 
 HOOKFORGE_INLINE void SSIM::validate() const {
-  detail::check_data_range("SSIM", data_range);
-  detail::check_crop_border("SSIM", crop_border);
+  detail::check_image_options("SSIM", data_range, crop_border);
 }
 
 HOOKFORGE_INLINE torch::Tensor SSIM::operator()(const Entry& entry) const {
