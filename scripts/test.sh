@@ -43,7 +43,7 @@ deps() {
 configure_build_test() {  # DIR CTEST_ARGS CMAKE_ARGS...
   local dir=$1 ctest_args=$2
   shift 2
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOOKFORGE_WERROR=ON "$@"
   cmake --build "$dir" -j "$jobs"
   # shellcheck disable=SC2086
   ctest --test-dir "$dir" -j "$jobs" --output-on-failure $ctest_args
@@ -53,7 +53,7 @@ torch2() { configure_build_test "$build-torch2" "" -DCMAKE_PREFIX_PATH="$torch2_
 torch1() { configure_build_test "$build" "-LE ^(headers|callgrind|format)$" -DCMAKE_PREFIX_PATH=; }
 
 clang() {
-  cmake -S . -B "$build-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$clang" \
+  cmake -S . -B "$build-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOOKFORGE_WERROR=ON -DCMAKE_CXX_COMPILER="$clang" \
         -DCMAKE_PREFIX_PATH="$torch2_prefix" -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF
   cmake --build "$build-clang" -j "$jobs" --target hookforge_core_tests hookforge_torch_compiled
   ctest --test-dir "$build-clang" -j "$jobs" --output-on-failure -R "^(core|compile-fail)"

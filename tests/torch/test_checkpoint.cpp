@@ -242,7 +242,8 @@ TEST_CASE("CUDA: checkpoint RNG state restores each device's random stream", "[c
   torch::manual_seed(3);
   checkpoint_writer{}.add_rng().save(file);
   std::vector<torch::Tensor> cuda_a;
-  for (std::size_t i = 0; i < torch::cuda::device_count(); ++i)
+  const auto devices = static_cast<int>(torch::cuda::device_count());  // size_t in 1.13
+  for (int i = 0; i < devices; ++i)
     cuda_a.push_back(
         torch::rand({5}, torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i))));
 

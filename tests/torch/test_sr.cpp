@@ -252,7 +252,7 @@ TEST_CASE("WeightedSum: weighted terms under their names, summed into the loss",
           "WeightedSum: term name 'a' is given twice");
     CHECK(error({{.name = "a", .weight = std::nan(""), .loss = L1Loss{}}}) ==
           "WeightedSum: term 'a' has weight nan; it must be finite");
-    CHECK(error({{.name = "a"}}) == "WeightedSum: term 'a' has no loss");
+    CHECK(error({{.name = "a", .loss = {}}}) == "WeightedSum: term 'a' has no loss");
   }
 }
 

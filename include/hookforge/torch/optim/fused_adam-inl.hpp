@@ -33,14 +33,14 @@ HOOKFORGE_INLINE void FusedAdamParamState::serialize(
 
 namespace detail::optim {
 
-namespace {
-/// The tensors of one kernel call: the parameters of one device and dtype.
+/// The tensors of one kernel call: the parameters of one device and dtype. Not in an
+/// unnamed namespace: header-only, the inline functions below that use it are one
+/// definition in every TU.
 struct adam_bucket {
   c10::Device device;
   c10::ScalarType dtype;
-  std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps;
+  std::vector<at::Tensor> params{}, grads{}, exp_avgs{}, exp_avg_sqs{}, max_exp_avg_sqs{}, steps{};
 };
-}  // namespace
 
 HOOKFORGE_INLINE void check_adam_settings(const adam_settings& s, const char* who) {
   const auto fail = [&](const char* what, double value) {
