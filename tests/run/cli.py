@@ -350,10 +350,12 @@ def temps_of(directory, pid):
 def cmd_kill(binary, config, seed):
     """SIGKILL a run at random moments and --resume it until it ends; its epochs' scores (all of
     metrics.jsonl but the timings) and its closing line must equal an uninterrupted run's.
-    The first kill comes at a random time (often before the first checkpoint); the others after
-    the row of a random epoch appears, which LossLogger writes just before CheckpointSaver
+    The first kill comes at a random share (5-50 %) of the uninterrupted run's time (often before
+    the first checkpoint); the others after the row of a random epoch appears (or of the next
+    epoch, where an earlier kill came later), which LossLogger writes just before CheckpointSaver
     writes that epoch's checkpoint: alternately a random 0-20 ms later, and as soon as the run's
-    temporary file of that checkpoint is seen (<file>.tmp.<pid>), so in the middle of its write.
+    temporary file of that checkpoint is seen (<file>.tmp.<pid>), so in the middle of its write
+    (if the polling misses 4 epochs' writes, the kill comes then).
     It fails unless some kill came after a completed checkpoint (last_checkpoint written, before
     the kill) and some kill landed while a checkpoint was being written (the dead run's
     temporary file left behind); until one has, up to 6 more runs are killed on sight of a
@@ -361,7 +363,9 @@ def cmd_kill(binary, config, seed):
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
         straight = os.path.join(tmp, "straight")
+        started = time.time()
         p = run(binary, [config, "--output", straight])
+        straight_seconds = time.time() - started
         if p.returncode != 0:
             fail(f"the straight run: exit {p.returncode}: {p.stderr[-800:]}")
         expected = epoch_rows(straight)
@@ -370,32 +374,41 @@ def cmd_kill(binary, config, seed):
         killed = os.path.join(tmp, "killed")
         targets = sorted(rng.sample(range(2, len(expected) - 12), 8))
         # (epoch row to wait for, or None: a random time; on sight of the checkpoint's temp file?)
+        # The random time is a share of the straight run, so a fast machine cannot finish before it.
         plan = [(None, False)] + [(target, i % 2 == 1) for i, target in enumerate(targets)]
         after_checkpoint = 0  # kills that came after a completed checkpoint
         during_write = 0  # kills that left a checkpoint's temporary file: killed while writing it
-        extra = 0
+        kills, extra = 0, 0
         while plan:
             target, on_sight = plan.pop(0)
+            if target is not None:
+                # An earlier kill may have come later than planned (a write not seen in time).
+                target = max(target, rows_written(killed) + 1)
+                if target > len(expected) - 6:
+                    continue
             proc = subprocess.Popen([binary, config, "--output", killed, "--resume"], stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True)
             if target is None:
-                time.sleep(rng.uniform(0.1, 1.5))
+                time.sleep(rng.uniform(0.05, 0.5) * straight_seconds)
             else:
                 while rows_written(killed) < target and proc.poll() is None:
                     time.sleep(0.002)
                 if on_sight:
-                    deadline = time.time() + 20
+                    # Until a checkpoint's temporary file is seen; a write missed by the polling
+                    # lets a few more epochs pass, then the kill comes anyway.
                     while (not any(".pt.tmp." in name for name in temps_of(killed, proc.pid))
-                           and proc.poll() is None and time.time() < deadline):
+                           and rows_written(killed) < target + 4 and proc.poll() is None):
                         time.sleep(0.0002)
                 else:
                     time.sleep(rng.uniform(0.0, 0.02))
             if proc.poll() is not None:
                 out, err = proc.communicate()
-                fail(f"the run ended before its kill (epoch {target}): exit {proc.returncode}: {err[-800:]}")
+                fail(f"the run ended before its kill (epoch {target}, {rows_written(killed)} rows written, "
+                     f"the straight run took {straight_seconds:.2f} s): exit {proc.returncode}: {err[-800:]}")
             checkpointed = os.path.exists(os.path.join(killed, "last_checkpoint"))
             proc.send_signal(signal.SIGKILL)
             proc.communicate()
+            kills += 1
             after_checkpoint += checkpointed
             during_write += any(".pt.tmp." in name for name in temps_of(killed, proc.pid))
             # The next run resumes from the checkpoint last_checkpoint names, which must be whole:
@@ -403,7 +416,6 @@ def cmd_kill(binary, config, seed):
             if not plan and during_write == 0 and extra < 6:
                 extra += 1
                 plan.append((rows_written(killed) + 1, True))
-        kills = 1 + len(targets) + extra
         if after_checkpoint == 0:
             fail(f"none of the {kills} kills came after a completed checkpoint")
         if during_write == 0:
