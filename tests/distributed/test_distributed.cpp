@@ -11,7 +11,9 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <latch>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -91,19 +93,24 @@ dist::init_options rank_options(int rank, int world) {
 }
 
 /// Run `body(rank, group)` on `world` threads joined through one HashStore; rethrow the first
-/// failure.
+/// failure. Every rank's group lives until every body has returned: a rank that finished (or
+/// threw) first must not tear down its Gloo context while a peer is still in a collective
+/// with it.
 void run_ranks(int world, const std::function<void(int, dist::process_group&)>& body) {
   auto store = c10::make_intrusive<c10d::HashStore>();
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
+  std::latch bodies_done(world);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < world; ++rank)
     threads.emplace_back([&, rank] {
+      std::optional<dist::process_group> group;
       try {
-        auto group = dist::init_with_store(store, rank_options(rank, world), "a HashStore");
-        body(rank, group);
+        group.emplace(dist::init_with_store(store, rank_options(rank, world), "a HashStore"));
+        body(rank, *group);
       } catch (...) {
         failures[static_cast<std::size_t>(rank)] = std::current_exception();
       }
+      bodies_done.arrive_and_wait();
     });
   for (auto& t : threads) t.join();
   for (auto& f : failures)
