@@ -149,6 +149,54 @@ TEST_CASE("limits: depth, nodes and size are configurable", "[config][document]"
         }).find("expected at most 2 nested ${...}, got more") != std::string::npos);
 }
 
+namespace {
+/// `levels` keys under `s:`, each the next-lower one `fan` times over: a0 is one byte, a<n>
+/// expands to fan^n bytes, reached through fan^n references when each is followed anew.
+std::string fan_out(int levels, int fan, const std::string& tail = {}) {
+  std::string text = "s:\n  a0: x\n";
+  for (int level = 1; level <= levels; ++level) {
+    text += "  a" + std::to_string(level) + ": \"";
+    for (int i = 0; i < fan; ++i) text += "${s.a" + std::to_string(level - 1) + "}";
+    text += "\"\n";
+  }
+  return text + tail;
+}
+}  // namespace
+
+TEST_CASE("each ${...} is resolved once: references to references stay linear",
+          "[config][document]") {
+  // 10^6 bytes after six levels: followed anew, a6 alone is a million look-ups (minutes).
+  auto doc = cfg::document::parse(fan_out(6, 10, "b: ${s.a6}\nc: ${s.a6}/more\n"), "f.yaml");
+  doc.validate();
+  CHECK(doc.resolve(doc.at("s.a6")).scalar() == std::string(1'000'000, 'x'));
+  auto b = doc.resolve(doc.at("b"));
+  CHECK(b.key() == "b");  // a kept result is seen from where it is reached
+  CHECK(b.where().line == 9);
+  CHECK(b.scalar().size() == 1'000'000);
+  CHECK(doc.resolve(doc.at("c")).scalar().ends_with("x/more"));
+  doc.set("s.a0=yy");  // an override changes what every level expands to
+  CHECK(doc.resolve(doc.at("s.a2")).scalar() == std::string(200, 'y'));
+}
+
+TEST_CASE("an expansion past limits::max_text or max_expanded is an error at its key",
+          "[config][document]") {
+  // a7 would be 10^7 bytes; the error names it, also under validate() (--check), where no
+  // component reads the section.
+  CHECK(error_of([] { cfg::document::parse(fan_out(7, 10), "f.yaml").validate(); }) ==
+        "f.yaml:9:7: s.a7: expected a string of at most 1048576 bytes with its ${...} expanded, "
+        "got 2000000 bytes or more");
+  std::string many;  // 20 strings of 10^6 bytes each: 20 MB in all
+  for (int i = 0; i < 20; ++i) many += "c" + std::to_string(i) + ": \"${s.a6}.\"\n";
+  auto message = error_of([&] { cfg::document::parse(fan_out(6, 10, many), "f.yaml").validate(); });
+  CHECK(message.find(": expected at most 16777216 bytes of expanded ${...} in the whole config, "
+                     "got more") != std::string::npos);
+  CHECK(error_of([] {
+          cfg::document::parse("a: x\nb: ${a}${a}${a}\n", "s.yaml", {.max_text = 2}).validate();
+        }) ==
+        "s.yaml:2:4: b: expected a string of at most 2 bytes with its ${...} expanded, got "
+        "3 bytes or more");
+}
+
 TEST_CASE("a truncated or mangled config is a config_error at every cut, never a crash",
           "[config][document]") {
   const std::string good = R"(vars: {steps: 3, name: "run"}

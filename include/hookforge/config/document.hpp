@@ -10,7 +10,9 @@
 // mark gives the line), binary data, a file over `limits::max_bytes`, nesting deeper
 // than `limits::max_depth`, alias bombs (`limits::max_nodes` counts each visit),
 // duplicate keys, and dangling or cyclic `${...}` are each a config_error naming the
-// file, line, column and key path.
+// file, line, column and key path. Nor does resolving hang: each `${...}` is resolved
+// once (the result is kept), and an expanded string longer than `limits::max_text`, or
+// expansions above `limits::max_expanded` in all, are a config_error at the key.
 //
 // Its values are `value`s (value.hpp); `--set` is applied by detail/override.hpp, and the
 // YAML read by detail/load_yaml.hpp, which works around yaml-cpp's failures.
@@ -45,6 +47,8 @@ struct limits {
   std::size_t max_bytes = std::size_t{4} << 20;  ///< file size
   std::size_t max_depth = 64;         ///< nesting, `${}` chains, objects built within objects
   std::size_t max_nodes = 1'000'000;  ///< nodes visited, counting each alias use
+  std::size_t max_text = std::size_t{1} << 20;       ///< one string with its `${...}` expanded
+  std::size_t max_expanded = std::size_t{16} << 20;  ///< all expanded strings together
 };
 
 class document {
@@ -125,6 +129,8 @@ class document {
     auto table = std::make_shared<detail::source_table>(*sources_);
     table->overrides.push_back(detail::apply_override(root_, assignment));
     sources_ = table;
+    resolved_.clear();  // the tree changed
+    expanded_ = 0;
   }
 
   /// Check the whole document: nesting depth, node count, keys (scalars, each once),
@@ -230,6 +236,14 @@ class document {
     }
     auto* whole = parsed.whole();
     if (whole && whole->kind == interpolation_piece::ref) return v;
+    // Resolved before: the same result, seen from where `v` was reached.
+    if (auto done = resolved_.find(v.path()); done != resolved_.end()) {
+      value out = done->second;
+      out.key_ = v.key_;
+      out.mark_ = v.mark_;
+      out.src_ = v.src_;
+      return out;
+    }
 
     for (const auto& [path, key] : resolving_)
       if (path == v.path()) {
@@ -252,18 +266,31 @@ class document {
     } guard{resolving_};
 
     if (whole) {
-      value target = resolve(at(whole->content, &v));
-      value out = target;
+      value out = resolve(at(whole->content, &v));
       out.key_ = v.key_;
       out.mark_ = v.mark_;
       out.src_ = v.src_;
       out.via_ = "${" + whole->content + "}";
-      return out;
+      return remember(v, std::move(out));
     }
     std::string text;
+    auto append = [&](const std::string& piece) {
+      if (text.size() + piece.size() > bounds_.max_text)
+        throw config_error(v.where(), v.key(),
+                           fmt::format("a string of at most {} bytes with its ${{...}} expanded",
+                                       bounds_.max_text),
+                           fmt::format("{} bytes or more", text.size() + piece.size()));
+      if (expanded_ + piece.size() > bounds_.max_expanded)
+        throw config_error(v.where(), v.key(),
+                           fmt::format("at most {} bytes of expanded ${{...}} in the whole config",
+                                       bounds_.max_expanded),
+                           "more");
+      expanded_ += piece.size();
+      text += piece;
+    };
     for (const auto& p : parsed.pieces) {
       if (p.kind == interpolation_piece::text) {
-        text += p.content;
+        append(p.content);
         continue;
       }
       if (p.kind == interpolation_piece::ref)
@@ -274,13 +301,20 @@ class document {
         throw config_error(v.where(), v.key(),
                            fmt::format("a scalar at {} to put into text", p.content),
                            target.describe());
-      text += target.scalar();
+      append(target.scalar());
     }
-    return v.replaced(YAML::Node(text), detail::quote(v.scalar()));
+    return remember(v, v.replaced(YAML::Node(text), detail::quote(v.scalar())));
   }
 
  private:
   document() = default;
+
+  /// Keep `out`, the resolution of `v`, for the next time its node is resolved (a value
+  /// outside the document, without a path, is not kept).
+  value remember(const value& v, value out) const {
+    if (!v.path().empty()) resolved_.emplace(v.path(), out);
+    return out;
+  }
 
   static std::pair<std::size_t, std::size_t> line_column(std::string_view text,
                                                          std::size_t offset) {
@@ -300,7 +334,9 @@ class document {
   limits bounds_;
   std::shared_ptr<const detail::source_table> sources_;
   mutable std::vector<std::pair<std::string, std::string>>
-      resolving_;  // (path, key) being resolved
+      resolving_;                                            // (path, key) being resolved
+  mutable std::unordered_map<std::string, value> resolved_;  // path -> its resolved value
+  mutable std::size_t expanded_ = 0;                         // bytes of expanded text so far
 };
 
 }  // namespace hookforge::config
