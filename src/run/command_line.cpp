@@ -26,8 +26,11 @@ options:
   --check            build everything, print each component's binding table and the
                      warnings, train nothing, create no file
   --output DIR       the work directory (checkpoints, metrics); replaces system.work_dir
-  --resume [CKPT]    continue from CKPT, or from the last checkpoint of the work
-                     directory (a new run when it has none); also --resume=CKPT
+  --resume [CKPT]    continue from CKPT, or from the checkpoint the work directory's
+                     last_checkpoint names (a new run where there is none and no
+                     checkpoint); also --resume=CKPT
+  --overwrite        discard the earlier run in the work directory and start anew (a
+                     new run never writes over an earlier one's files otherwise)
   --device DEVICE    cpu, cuda or auto (cuda when available); replaces system.device
   --nproc N          run N ranks on this machine (data-parallel, over 127.0.0.1): the
                      config is checked once, then N copies of this program train it, their
@@ -52,7 +55,7 @@ bool looks_like_config(std::string_view arg) {
 
 command_line parse_command_line(int argc, char** argv) {
   static constexpr std::string_view options[] = {
-      "--set",    "--strict", "--check",         "--output", "--resume",
+      "--set",    "--strict", "--check",         "--output", "--resume", "--overwrite",
       "--device", "--list",   "--print-default", "--help",   "--nproc"};
   command_line out;
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -114,6 +117,8 @@ command_line parse_command_line(int argc, char** argv) {
                  !looks_like_config(args[i + 1])) {
         out.resume_path = args[++i];
       }
+    } else if (name == "--overwrite") {
+      flag(out.overwrite);
     } else if (name == "--strict") {
       flag(out.strict);
     } else if (name == "--check") {
@@ -134,6 +139,8 @@ command_line parse_command_line(int argc, char** argv) {
     out.rank_args.insert(out.rank_args.end(), args.begin() + static_cast<std::ptrdiff_t>(first),
                          args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
   }
+  if (out.resume && out.overwrite)
+    throw usage_error("--resume continues the earlier run and --overwrite discards it: give one");
   return out;
 }
 

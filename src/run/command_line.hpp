@@ -23,7 +23,7 @@ struct command_line {
   std::vector<std::string> sets;
   bool strict = false, check = false, list = false, print_default = false, help = false;
   std::optional<std::string> output;
-  bool resume = false;
+  bool resume = false, overwrite = false;
   std::optional<std::string> resume_path;
   std::optional<std::string> device;
   std::optional<int> nproc;

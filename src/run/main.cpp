@@ -6,14 +6,15 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <stdexcept>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/core.h>
@@ -22,6 +23,8 @@
 #include <torch/utils.h>
 
 #include "command_line.hpp"
+#include "output_lock.hpp"
+#include "work_dir.hpp"
 
 #include "hookforge/config/builder.hpp"
 #include "hookforge/config/document.hpp"
@@ -189,29 +192,6 @@ std::string closing_line(const fit_result& r, double seconds) {
                      r.completed_epochs == 1 ? "" : "s", why, seconds);
 }
 
-/// Fails with a clear message unless `dir` exists (created now) and takes a file.
-std::optional<std::string> prepare_work_dir(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec)
-    return fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message());
-  if (!std::filesystem::is_directory(dir, ec))
-    return fmt::format("the output directory '{}' is not a directory", dir.string());
-  const auto probe = dir / ".hookforge-run-write-test";
-  {
-    std::ofstream out(probe, std::ios::binary | std::ios::trunc);
-    out << "ok\n";
-    out.flush();
-    if (!out) {
-      std::error_code rm;
-      std::filesystem::remove(probe, rm);
-      return fmt::format("the output directory '{}' is not writable", dir.string());
-    }
-  }
-  std::filesystem::remove(probe, ec);
-  return std::nullopt;
-}
-
 int config_failure(const std::exception& e) {
   fmt::print(stderr, "{}\n", one_line(e.what()));
   return 2;
@@ -219,6 +199,12 @@ int config_failure(const std::exception& e) {
 
 int usage_failure(const std::string& text) {
   fmt::print(stderr, "hookforge-run: {} (see hookforge-run --help)\n", one_line(text));
+  return 2;
+}
+
+/// Exit 2 without touching the run: the output directory is another run's.
+int refusal(const std::string& text) {
+  fmt::print(stderr, "hookforge-run: {}\n", one_line(text));
   return 2;
 }
 
@@ -303,6 +289,10 @@ int run_main(int argc, char** argv) {
   system_options system;
   distributed_settings distributed;
   std::vector<std::string> warnings;
+  const auto mode = cli.overwrite ? detail::start_mode::overwrite
+                    : cli.resume  ? detail::start_mode::resume
+                                  : detail::start_mode::fresh;
+  std::optional<std::filesystem::path> default_base;  // runs/<config>, where no directory is given
   bool print_warnings = !cli.check && !cli.nproc && !rank_mode;
   auto forward = set_warning_sink([&](std::string_view text) {
     warnings.emplace_back(text);
@@ -320,13 +310,26 @@ int run_main(int argc, char** argv) {
       auto doc = cli.config ? cfg::document::load_file(*cli.config)
                             : cfg::document::parse(default_config(), std::string(embedded_name));
       for (const auto& s : cli.sets) doc.set(s);
-      if (cli.output) {
-        // --output is system.work_dir: a config's ${system.work_dir} sees it. A system that is
-        // no mapping is left as it is, for read_system to report.
-        auto system_value = doc.root().find("system");
+      // --output is system.work_dir: a config's ${system.work_dir} sees it. Without it, the
+      // config's work_dir (or runs/<config>) is a base: a new run goes to the first of it,
+      // it-2, it-3 ... that holds no run (work_dir.hpp), and ${system.work_dir} sees that one.
+      // A system that is no mapping is left as it is, for read_system to report.
+      default_base.reset();
+      std::optional<std::string> work_dir = cli.output;
+      auto system_value = doc.root().find("system");
+      if (!work_dir && (!system_value || system_value->is_map())) {
+        auto configured = system_value ? system_value->find("work_dir") : std::nullopt;
+        auto base = configured ? doc.resolve(*configured) : cfg::value{};
+        if (!configured)
+          default_base = std::filesystem::path("runs") /
+                         (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
+        else if (base.is_scalar() && !base.scalar().empty())  // else read_system reports it
+          default_base = std::filesystem::path(base.scalar());
+        if (default_base) work_dir = detail::default_work_dir(*default_base, mode).string();
+      }
+      if (work_dir && (!system_value || system_value->is_map())) {
         if (!system_value) doc.set("system={}");
-        if (!system_value || system_value->is_map())
-          doc.set("system.work_dir=" + yaml_quoted(*cli.output));
+        doc.set("system.work_dir=" + yaml_quoted(*work_dir));
       }
       b = std::make_unique<cfg::builder>(std::move(doc),
                                          cfg::build_options{.strict = cli.strict, .rank = rank});
@@ -352,11 +355,7 @@ int run_main(int argc, char** argv) {
                                  static_cast<c10::DeviceIndex>(local ? *local : rank % gpus));
       }
       s.mixed_precision = system.mixed_precision;
-      s.work_dir = cli.output ? std::filesystem::path(*cli.output)
-                   : system.work_dir
-                       ? *system.work_dir
-                       : std::filesystem::path("runs") /
-                             (cli.config ? std::filesystem::path(*cli.config).stem() : "default");
+      s.work_dir = system.work_dir ? *system.work_dir : std::filesystem::path("runs") / "default";
       if (system.threads > 0) torch::set_num_threads(static_cast<int>(system.threads));
       torch::manual_seed(static_cast<std::uint64_t>(system.seed));
 
@@ -401,7 +400,45 @@ int run_main(int argc, char** argv) {
     }
     return 0;
   }
+  // One run per output directory: the lock is taken before the first file is written and held
+  // until exit, and the earlier run's files there are kept unless the command line said
+  // otherwise (work_dir.hpp); --nproc does both once, here in the launcher, for its ranks.
+  // With several ranks, rank 0 alone creates the work directory and prints; every rank
+  // resumes from the same checkpoint.
+  std::optional<detail::output_lock> lock;
+  const bool speaks = rank == 0;
+  const bool claims = speaks && !detail::output_lock::held_by_parent();
+  if (claims) {
+    const bool written_by_run = std::filesystem::exists(work_dir / detail::output_lock::file_name);
+    if (auto problem = detail::prepare_work_dir(work_dir)) return run_failure(*problem);
+    auto taken = detail::output_lock::take(work_dir);
+    if (auto* busy = std::get_if<std::string>(&taken)) return refusal(*busy);
+    lock.emplace(std::move(std::get<detail::output_lock>(taken)));
+    if (!(cli.resume && (cli.resume_path || std::filesystem::exists(std::filesystem::symlink_status(
+                                                work_dir / "last_checkpoint")))))
+      if (auto problem = detail::claim_work_dir(work_dir, mode, written_by_run)) {
+        if (!written_by_run) lock->remove(work_dir);
+        return refusal(*problem);
+      }
+    if (default_base && work_dir != *default_base && mode != detail::start_mode::resume)
+      fmt::print("hookforge-run: {} holds an earlier run; this one writes to {}\n",
+                 default_base->string(), work_dir.string());
+  }
+  std::optional<std::filesystem::path> from;
+  if (cli.resume) {
+    try {
+      from =
+          cli.resume_path ? std::filesystem::path(*cli.resume_path) : latest_checkpoint(work_dir);
+    } catch (const std::runtime_error& e) {
+      return refusal(fmt::format("--resume: {}", e.what()));
+    }
+  }
   if (cli.nproc) {
+    if (lock) lock->share_with_children();
+    if (!cli.output) {  // the ranks write where this process chose
+      cli.rank_args.push_back("--output");
+      cli.rank_args.push_back(work_dir.string());
+    }
     try {
       return detail::launch_local(*cli.nproc, cli.rank_args);
     } catch (const detail::launch_error& e) {
@@ -409,17 +446,7 @@ int run_main(int argc, char** argv) {
     }
   }
 
-  // With several ranks, rank 0 alone creates the work directory and prints; every rank
-  // resumes from the same checkpoint.
-  const bool speaks = rank == 0;
-  if (speaks)
-    if (auto problem = prepare_work_dir(work_dir)) return run_failure(*problem);
   if (cli.resume) {
-    std::optional<std::filesystem::path> from;
-    if (cli.resume_path)
-      from = std::filesystem::path(*cli.resume_path);
-    else
-      from = latest_checkpoint(work_dir);
     if (!from) {
       if (speaks)
         fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n",

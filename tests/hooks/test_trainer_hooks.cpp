@@ -438,6 +438,37 @@ TEST_CASE("copy_checkpoint_sections: a missing section names the file and leaves
   CHECK_FALSE(std::filesystem::exists(dir.path / "x.pt"));
 }
 
+TEST_CASE(
+    "latest_checkpoint: none without last_checkpoint; empty, garbled, outside, symlinked or "
+    "missing is an error naming it",
+    "[hooks]") {
+  temp_dir dir;
+  CHECK_FALSE(latest_checkpoint(dir.path).has_value());
+  checkpoint_writer{}.add_int("step", 1).save(dir.path / "epoch_1.pt");
+  const auto last = dir.path / "last_checkpoint";
+  const auto write = [&](const std::string& text) {
+    std::ofstream(last, std::ios::binary) << text;
+  };
+  write("epoch_1.pt\n");
+  CHECK(latest_checkpoint(dir.path) == dir.path / "epoch_1.pt");
+  std::filesystem::create_symlink(dir.path / "epoch_1.pt", dir.path / "link.pt");
+  const auto refused = [&](const std::string& text) {
+    write(text);
+    return error_of<std::runtime_error>([&] { latest_checkpoint(dir.path); });
+  };
+  CHECK(refused("\n \n") ==
+        last.string() + " is empty: it should name the checkpoint to resume from (epoch_N.pt)");
+  const auto garbled = last.string() + " should hold the name of a checkpoint file in " +
+                       dir.path.string() + ", got ";
+  CHECK(refused("epoch_1.pt\x01") == garbled + "'epoch_1.pt\x01'");
+  CHECK(refused("../epoch_1.pt") == garbled + "'../epoch_1.pt'");
+  CHECK(refused((dir.path / "epoch_1.pt").string()) ==
+        garbled + "'" + (dir.path / "epoch_1.pt").string() + "'");
+  CHECK(refused("epoch_2.pt\n") == last.string() + " names 'epoch_2.pt', which does not exist");
+  CHECK(refused("link.pt") ==
+        last.string() + " names 'link.pt', which is not a regular file (a symlink or a directory)");
+}
+
 TEST_CASE("EarlyStopping on scripted validation scores", "[hooks]") {
   for (auto mode : {attach_mode::by_ref, attach_mode::runtime}) {
     SECTION(mode_name(mode)) {

@@ -19,6 +19,10 @@
                                                the uninterrupted 2-rank run's scores, bit for bit
   cli.py nproc-kill BIN [SEED]                 a rank SIGKILLed mid-epoch: the launcher exits 1 within
                                                60 s naming it, no rank left
+  cli.py overwrite BIN CONFIG                  an earlier run's files are never replaced unless told:
+                                               refusals exit 2 naming the file, --overwrite, runs/<config>-2
+  cli.py lock     BIN CONFIG [nproc]           a second run into a running run's directory exits 2
+                                               naming its pid; a killed run leaves no stale lock
 Each prints what it checked and exits 1 on the first failure.
 """
 import json
@@ -85,7 +89,7 @@ DOCUMENT_LEVEL = {
     "cyclic_interpolation.yaml", "dangling_interpolation.yaml", "dangling_ref.yaml", "deep_nesting.yaml",
     "duplicate_key.yaml", "empty.yaml", "invalid_flow.yaml", "non_scalar_key.yaml", "path_through_ref.yaml",
     "ref_inside_text.yaml", "self_alias.yaml", "top_level_list.yaml", "truncated.yaml", "two_documents.yaml",
-    "unterminated_interpolation.yaml",
+    "unterminated_interpolation.yaml", "interpolation_bomb.yaml",
 }
 
 
@@ -322,10 +326,20 @@ def rows_written(directory):
         return 0
 
 
+def resume(directory):
+    """--resume, as a user would give it after a crash: where the run died between its first
+    checkpoint's rename and the write of last_checkpoint, hookforge-run refuses to guess (exit 2,
+    "holds checkpoints ... but no last_checkpoint") and the checkpoint is named."""
+    if os.path.exists(os.path.join(directory, "last_checkpoint")) or not os.path.isdir(directory):
+        return ["--resume"]
+    checkpoints = sorted(name for name in os.listdir(directory) if name.endswith(".pt"))
+    return ["--resume", os.path.join(directory, checkpoints[-1])] if checkpoints else ["--resume"]
+
+
 def resume_and_compare(binary, args, directory, expected, final_expected):
     """`args` with --resume: it must resume and end with the epoch rows `expected` and the closing
     line `final_expected` (but the wall time) of an uninterrupted run."""
-    p = run(binary, args + ["--resume"])
+    p = run(binary, args + resume(directory))
     if p.returncode != 0:
         fail(f"the resumed run: exit {p.returncode}: {p.stderr[-800:]}")
     if "resumed from" not in p.stdout:
@@ -386,8 +400,8 @@ def cmd_kill(binary, config, seed):
                 target = max(target, rows_written(killed) + 1)
                 if target > len(expected) - 6:
                     continue
-            proc = subprocess.Popen([binary, config, "--output", killed, "--resume"], stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True)
+            proc = subprocess.Popen([binary, config, "--output", killed] + resume(killed),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             if target is None:
                 time.sleep(rng.uniform(0.05, 0.5) * straight_seconds)
             else:
@@ -633,6 +647,155 @@ def cmd_nproc_kill(binary, seed):
               f"{message[-1]}")
 
 
+def snapshot(directory):
+    """Every file under `directory` with its bytes, but the lock file (which names the pid of
+    the last run that took it)."""
+    files = {}
+    for root, _, names in os.walk(directory):
+        for name in names:
+            if name == ".hookforge-run.lock":
+                continue
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, directory)] = f.read()
+    return files
+
+
+def cmd_overwrite(binary, config):
+    """A run never replaces or deletes an earlier run's files unless the command line says so.
+    A fresh run into a run's directory, --resume where last_checkpoint is empty, garbled, names a
+    file outside the directory, a symlink or nothing, or where checkpoints lie without it, and any
+    run into a directory of files no run wrote (--overwrite too) exit 2 with a message naming the
+    directory or file, changing no byte; --overwrite discards a run and starts anew; without
+    --output, a second run writes to runs/<config>-2 and --resume continues the newest."""
+    epochs = lambda n: ["--set", f"trainer.params.epochs={n}"]
+
+    def refused(args, fragment, directory):
+        before = snapshot(directory)
+        p = run(binary, args)
+        if p.returncode != 2 or fragment not in p.stderr:
+            fail(f"{args[1:]}: exit {p.returncode}, expected 2 and ...{fragment}...: {p.stderr[-600:]}")
+        if snapshot(directory) != before:
+            fail(f"{args[1:]}: refused, but files in {directory} changed")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        p = run(binary, [config, "--output", out] + epochs(3))
+        if p.returncode != 0:
+            fail(f"the first run: exit {p.returncode}: {p.stderr[-600:]}")
+        refused([config, "--output", out] + epochs(3),
+                f"the output directory '{out}' holds an earlier run ('epoch_2.pt', 'epoch_3.pt', "
+                "'last_checkpoint' and 2 more): --resume continues it, --overwrite discards it", out)
+        last = os.path.join(out, "last_checkpoint")
+        with open(last) as f:
+            named = f.read()
+        outside = os.path.join(tmp, "elsewhere.pt")
+        shutil.copy(os.path.join(out, "epoch_3.pt"), outside)
+        os.symlink(outside, os.path.join(out, "link.pt"))
+        cases = [("\n", "is empty: it should name the checkpoint to resume from"),
+                 ("epoch_3.pt\x01\n", "should hold the name of a checkpoint file in"),
+                 ("../elsewhere.pt\n", "should hold the name of a checkpoint file in"),
+                 (outside + "\n", "should hold the name of a checkpoint file in"),
+                 ("epoch_9.pt\n", "names 'epoch_9.pt', which does not exist"),
+                 ("link.pt\n", "names 'link.pt', which is not a regular file")]
+        for text, fragment in cases:
+            with open(last, "w") as f:
+                f.write(text)
+            refused([config, "--output", out, "--resume"] + epochs(3), f"--resume: {last} {fragment}", out)
+        os.remove(os.path.join(out, "link.pt"))
+        os.remove(last)
+        refused([config, "--output", out, "--resume"] + epochs(3),
+                f"--resume: the output directory '{out}' holds checkpoints ('epoch_2.pt', 'epoch_3.pt') "
+                "but no last_checkpoint", out)
+        with open(last, "w") as f:
+            f.write(named)
+        p = run(binary, [config, "--output", out, "--overwrite"] + epochs(1))
+        if p.returncode != 0:
+            fail(f"--overwrite: exit {p.returncode}: {p.stderr[-600:]}")
+        left = sorted(snapshot(out))
+        if "epoch_3.pt" in left or len(epoch_rows(out)) != 1:
+            fail(f"--overwrite kept the earlier run's files: {left}")
+        refused([config, "--output", out, "--resume", "--overwrite"], "give one", out)
+
+        foreign = os.path.join(tmp, "foreign")
+        os.makedirs(foreign)
+        with open(os.path.join(foreign, "notes.txt"), "w") as f:
+            f.write("mine\n")
+        for extra in ([], ["--overwrite"]):
+            refused([config, "--output", foreign] + epochs(1) + extra,
+                    f"the output directory '{foreign}' holds files that no hookforge-run wrote ('notes.txt'; "
+                    "no .hookforge-run.lock)", foreign)
+            if os.listdir(foreign) != ["notes.txt"]:
+                fail(f"a refused run left files in a directory no run wrote: {os.listdir(foreign)}")
+
+        cwd = os.path.join(tmp, "cwd")
+        os.makedirs(cwd)
+        stem = os.path.splitext(os.path.basename(config))[0]
+        for n in (1, 2):
+            p = run(binary, [config] + epochs(1), cwd=cwd)
+            if p.returncode != 0:
+                fail(f"run {n} without --output: exit {p.returncode}: {p.stderr[-600:]}")
+        note = f"hookforge-run: runs/{stem} holds an earlier run; this one writes to runs/{stem}-2"
+        if note not in p.stdout or not os.path.isdir(os.path.join(cwd, "runs", f"{stem}-2")):
+            fail(f"a second run without --output: expected '{note}': {p.stdout[-600:]}")
+        p = run(binary, [config, "--resume"] + epochs(2), cwd=cwd)
+        if p.returncode != 0 or f"resumed from runs/{stem}-2/" not in p.stdout:
+            fail(f"--resume without --output does not continue runs/{stem}-2: {p.stdout[-600:]} {p.stderr[-600:]}")
+        print(f"{len(cases) + 5} refusals (exit 2, named, no byte changed); --overwrite starts anew; "
+              f"runs/{stem}-2 for a second run without --output, which --resume continues")
+
+
+def cmd_lock(binary, config, nproc):
+    """One run per output directory. While a run trains, a second run into its directory (new or
+    --resume) exits 2 naming the directory and the running run's pid, and changes nothing: the
+    first run ends with each epoch's row once. A SIGKILLed run leaves no lock behind: --resume
+    goes on at once. With `nproc`, the same against a --nproc 2 run, whose launcher holds the lock
+    for its ranks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        first = subprocess.Popen([binary, config, "--output", out], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        while rows_written(out) < 2 and first.poll() is None:
+            time.sleep(0.002)
+        for extra in ([], ["--resume"]):
+            p = run(binary, [config, "--output", out] + extra)
+            if first.poll() is not None:
+                fail("the first run ended before the second one was refused: make it longer")
+            wanted = f"'{out}' is in use by another hookforge-run (pid {first.pid})"
+            if p.returncode != 2 or wanted not in p.stderr:
+                fail(f"a second run {extra}: exit {p.returncode}, expected 2 and ...{wanted}...: "
+                     f"{p.stderr[-600:]}")
+        first.send_signal(signal.SIGKILL)
+        first.communicate()
+        p = run(binary, [config, "--output", out, "--resume"])
+        if p.returncode != 0 or "resumed from" not in p.stdout:
+            fail(f"--resume after a SIGKILL: exit {p.returncode}: {p.stderr[-600:]}")
+        epochs = [row["epoch"] for row in epoch_rows(out)]
+        if epochs != list(range(1, len(epochs) + 1)):
+            fail(f"metrics.jsonl's epochs are not each epoch once, in order: {epochs}")
+        print(f"a second run into a running run's directory (new and --resume): exit 2 naming pid "
+              f"{first.pid}; after its SIGKILL --resume went on at once; {len(epochs)} epochs, each once")
+        if not nproc:
+            return
+        two = os.path.join(tmp, "two")
+        args = ["--nproc", "2"] + SHRUNK + ["--set", "trainer.params.epochs=6", "--output", two]
+        launcher, log, _ = start_launcher(binary, args, os.path.join(tmp, "log"))
+        p = run(binary, SHRUNK + ["--set", "trainer.params.epochs=1", "--output", two])
+        still_running = launcher.poll() is None
+        launcher.wait(timeout=300)
+        log.close()
+        if not still_running:
+            fail("the --nproc 2 run ended before the second run was refused: make it longer")
+        wanted = f"'{two}' is in use by another hookforge-run (pid {launcher.pid})"
+        if p.returncode != 2 or wanted not in p.stderr:
+            fail(f"a run into a --nproc 2 run's directory: exit {p.returncode}, expected 2 and "
+                 f"...{wanted}...: {p.stderr[-600:]}")
+        if launcher.returncode != 0:
+            fail(f"the --nproc 2 run: exit {launcher.returncode}: {launcher.stderr.read()[-600:]}")
+        print(f"a run into a --nproc 2 run's directory: exit 2 naming the launcher (pid {launcher.pid}); "
+              f"its ranks ran under the launcher's lock")
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -664,6 +827,10 @@ def main(argv):
         cmd_nproc_resume(binary)
     elif command == "nproc-kill":
         cmd_nproc_kill(binary, int(rest[0]) if rest else 0)
+    elif command == "overwrite":
+        cmd_overwrite(binary, rest[0])
+    elif command == "lock":
+        cmd_lock(binary, rest[0], len(rest) > 1 and rest[1] == "nproc")
     elif command == "kill":
         cmd_kill(binary, rest[0], int(rest[1]) if len(rest) > 1 else 0)
     else:
