@@ -6,9 +6,13 @@
 // rank's stdout and stderr come back line by line, prefixed "[rank K] ", on the
 // launcher's stdout and stderr. When a rank exits non-zero or is killed by a signal, the
 // others get SIGTERM, then SIGKILL after a grace period, and the launcher exits 1 with a
-// message naming the rank, how it ended and its last line on stderr. SIGINT or SIGTERM
-// to the launcher is passed on to the ranks the same way; a rank whose launcher dies is
-// killed by the kernel (PR_SET_PDEATHSIG), so no rank outlives it.
+// message naming the rank, how it ended and its last line on stderr. The first SIGINT or
+// SIGTERM to the launcher is passed on to every rank, which stop together after their
+// epoch (signal_stop.hpp; StopAgreement makes it the same epoch), and the launcher exits
+// 128 + the signal's number once they have; a second one kills them. The ranks have a
+// process group of their own, so a terminal's Ctrl-C reaches the launcher alone and each
+// rank gets the signal once. A rank whose launcher dies is killed by the kernel
+// (PR_SET_PDEATHSIG), so no rank outlives it.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -25,6 +29,8 @@
 #include <fmt/core.h>
 
 #include "hookforge/run/launch.hpp"
+
+#include "signal_stop.hpp"
 
 #if defined(__linux__)
 #include <arpa/inet.h>
@@ -46,8 +52,12 @@ namespace hookforge::run::detail {
 
 namespace {
 
-volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_interrupt(int signal) { interrupted = signal; }
+volatile std::sig_atomic_t interrupted = 0;  // the first signal
+volatile std::sig_atomic_t interruptions = 0;
+extern "C" void on_interrupt(int signal) {
+  if (!interrupted) interrupted = signal;
+  interruptions = interruptions + 1;
+}
 
 /// A port on 127.0.0.1 that was free a moment ago (the kernel's choice for port 0).
 int free_port() {
@@ -206,6 +216,7 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
       // (exec restores the default action of SIGINT and SIGTERM, which the launcher catches.)
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != launcher) ::_exit(1);
+      ::setpgid(0, 0);
       ::dup2(out_pipe[1], STDOUT_FILENO);
       ::dup2(err_pipe[1], STDERR_FILENO);
       ::execve(argv[0], argv.data(), envp.data());
@@ -231,6 +242,7 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
   std::optional<int> first_failure;  // the rank that failed first
   std::optional<std::chrono::steady_clock::time_point> kill_at;
   bool killed = false;
+  bool forwarded = false;  // the first signal, to every rank
   auto running = [&] {
     return std::any_of(ranks.begin(), ranks.end(), [](const rank_process& r) { return r.running; });
   };
@@ -262,14 +274,28 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
         if (ranks[r].pid != pid) continue;
         ranks[r].running = false;
         ranks[r].status = status;
-        if (failed(status) && !first_failure && !kill_at) first_failure = static_cast<int>(r);
+        // After the launcher passed a signal on: the rank stopped on it (or was ended by it
+        // before it could stop cleanly, still building).
+        const int signal = static_cast<int>(interrupted);
+        const bool stopped =
+            signal && ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + signal) ||
+                       (WIFSIGNALED(status) && WTERMSIG(status) == signal));
+        if (failed(status) && !stopped && !first_failure && !kill_at)
+          first_failure = static_cast<int>(r);
       }
     }
-    if (interrupted && !kill_at) {
-      fmt::print(stderr, "hookforge-run: signal {} received: stopping the ranks\n",
-                 static_cast<int>(interrupted));
-      terminate_all(SIGTERM);
-      kill_at = std::chrono::steady_clock::now() + options.grace;
+    if (interrupted && !forwarded) {
+      fmt::print(stderr,
+                 "hookforge-run: {}: the ranks stop after this epoch, to save it (a second signal "
+                 "stops them now)\n",
+                 signal_name(static_cast<int>(interrupted)));
+      terminate_all(static_cast<int>(interrupted));
+      forwarded = true;
+    }
+    if (interruptions > 1 && !kill_at) {
+      terminate_all(SIGKILL);
+      kill_at = std::chrono::steady_clock::now();
+      killed = true;
     }
     if (first_failure && !kill_at) {
       terminate_all(SIGTERM);
@@ -297,9 +323,8 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
     return 1;
   }
   if (interrupted) {
-    fmt::print(stderr, "hookforge-run: interrupted (signal {}); the ranks were stopped\n",
-               static_cast<int>(interrupted));
-    return 1;
+    if (killed) fmt::print(stderr, "hookforge-run: a second signal: the ranks were killed\n");
+    return 128 + static_cast<int>(interrupted);
   }
   return 0;
 }

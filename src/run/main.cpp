@@ -24,6 +24,7 @@
 
 #include "command_line.hpp"
 #include "output_lock.hpp"
+#include "signal_stop.hpp"
 #include "work_dir.hpp"
 
 #include "hookforge/config/builder.hpp"
@@ -192,6 +193,20 @@ std::string closing_line(const fit_result& r, double seconds) {
                      r.completed_epochs == 1 ? "" : "s", why, seconds);
 }
 
+/// What hookforge-run says after a signal stopped it: the epochs done, the checkpoint that
+/// --resume continues from (or that there is none).
+std::string stopped_line(int signal, std::int64_t epochs, const std::filesystem::path& work_dir) {
+  std::string saved = "no checkpoint was written: a new run starts over";
+  try {
+    if (auto last = latest_checkpoint(work_dir))
+      saved = fmt::format("--resume continues from {}", last->string());
+  } catch (const std::exception& e) {
+    saved = e.what();
+  }
+  return fmt::format("hookforge-run: stopped by {} after epoch {}; {}", detail::signal_name(signal),
+                     epochs, saved);
+}
+
 int config_failure(const std::exception& e) {
   fmt::print(stderr, "{}\n", one_line(e.what()));
   return 2;
@@ -235,6 +250,11 @@ int run_main(int argc, char** argv) {
     print_registry();
     return 0;
   }
+
+  // SIGINT and SIGTERM stop the training after its current epoch (signal_stop.hpp); the
+  // Trainer is built with the token, the handlers come just before it trains.
+  detail::signal_stop stopper;
+  settings().stop_token = stopper.token();
 
   std::optional<device_choice> cli_device;
   if (cli.device) {
@@ -464,6 +484,7 @@ int run_main(int argc, char** argv) {
   }
 
   fit_result result;
+  stopper.arm(": stopping after this epoch, to save it (a second signal stops now)");
   try {
     result = trainer->fit();
   } catch (const std::exception& e) {
@@ -477,6 +498,11 @@ int run_main(int argc, char** argv) {
       fmt::print("hookforge-run: {}\n", summary);
   }
   std::fflush(stdout);
+  if (const int signal = stopper.received()) {
+    if (speaks)
+      fmt::print(stderr, "{}\n", stopped_line(signal, trainer->completed_epochs(), work_dir));
+    return 128 + signal;
+  }
   return 0;
 }
 

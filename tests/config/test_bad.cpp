@@ -96,6 +96,24 @@ TEST_CASE("unreadable, missing and oversized files are located errors", "[config
   CHECK_THROWS_WITH(
       cfg::document::load_file(dir),
       Catch::Contains(":1:1: <document>: expected a readable config file, got a directory"));
+  // What the system says, not "no such file": a symlink loop, a path through a file.
+  std::filesystem::create_symlink(dir / "loop_b.yaml", dir / "loop_a.yaml");
+  std::filesystem::create_symlink(dir / "loop_a.yaml", dir / "loop_b.yaml");
+  CHECK_THROWS_WITH(cfg::document::load_file(dir / "loop_a.yaml"),
+                    Catch::EndsWith("loop_a.yaml:1:1: <document>: expected a readable config "
+                                    "file, got too many levels of symbolic links"));
+  std::ofstream(dir / "plain") << "a: 1\n";
+  CHECK_THROWS_WITH(cfg::document::load_file(dir / "plain" / "x.yaml"),
+                    Catch::EndsWith("expected a readable config file, got not a directory"));
+  // Deeper than yaml-cpp's parser goes: said so, not "bad file" (yaml-cpp's message).
+  {
+    std::ofstream(dir / "deep.yaml")
+        << "a: " << std::string(3000, '[') << std::string(3000, ']') << "\n";
+  }
+  CHECK_THROWS_WITH(cfg::document::load_file(dir / "deep.yaml"),
+                    Catch::Matches(".*deep.yaml:1:[0-9]+: <document>: expected YAML nested fewer "
+                                   "levels deep, got YAML nested deeper than [0-9]+ levels, where "
+                                   "yaml-cpp stops"));
 
   auto big = dir / "ten_megabytes.yaml";
   {

@@ -13,10 +13,14 @@
   cli.py full-disk BIN CONFIG                  the disk fills during a checkpoint: exit 1 naming it, the
                                                last checkpoint kept, --resume ends as a straight run
   cli.py kill     BIN CONFIG [SEED]            SIGKILL at random moments, --resume: same metrics
+  cli.py signals  BIN CONFIG [SEED]            SIGTERM and SIGINT at random moments: exit 143 / 130 after
+                                               a saved epoch, no temporary file; a second signal stops at
+                                               once; --resume: same metrics
   cli.py nproc    BIN                          --nproc 2 on the shrunk default: the 1-rank run's scores,
                                                files by rank 0 only; config errors exit 2, start nothing
-  cli.py nproc-resume BIN                      a 2-rank run killed (the launcher, SIGKILL) and resumed:
-                                               the uninterrupted 2-rank run's scores, bit for bit
+  cli.py nproc-resume BIN                      a 2-rank run killed (the launcher, SIGKILL), resumed and
+                                               stopped (the launcher, SIGTERM), resumed: the uninterrupted
+                                               2-rank run's scores, bit for bit
   cli.py nproc-kill BIN [SEED]                 a rank SIGKILLed mid-epoch: the launcher exits 1 within
                                                60 s naming it, no rank left
   cli.py overwrite BIN CONFIG                  an earlier run's files are never replaced unless told:
@@ -159,7 +163,7 @@ def cmd_limits(binary):
         deep = os.path.join(tmp, "deep.yaml")
         with open(deep, "w") as f:
             f.write("vars: " + "[" * 5000 + "]" * 5000 + "\n")
-        expect_config_error(binary, deep, 1, None)
+        expect_config_error(binary, deep, 1, "expected YAML nested fewer levels deep, got YAML nested deeper than")
         print("a 10 MB config and 5000 nested lists: exit 2, located message, nothing created")
 
         default = run(binary, ["--print-default"]).stdout.encode()
@@ -442,6 +446,73 @@ def cmd_kill(binary, config, seed):
               f"({final_expected.rsplit('|', 1)[0].strip()})")
 
 
+def stopped_epoch(err, name):
+    """The epoch after which hookforge-run said it stopped on signal `name`, from its stderr."""
+    m = re.search(rf"hookforge-run: stopped by {name} after epoch (\d+); --resume continues from (\S+)\n", err)
+    if not m:
+        fail(f"no 'stopped by {name} after epoch N; --resume continues from FILE' line: {err[-800:]}")
+    return int(m.group(1)), m.group(2)
+
+
+def cmd_signals(binary, config, seed):
+    """SIGTERM or SIGINT at a random moment of a run (a random 0-20 ms after a random epoch's row),
+    four times, each followed by --resume: each run exits 143 / 130 after printing the epoch it
+    finished and the checkpoint --resume continues from (that epoch's, which last_checkpoint names),
+    with every epoch's row written and no temporary file left. A fifth run gets a second SIGINT once
+    it has said it stops: it exits 130 at once. The last --resume ends with the scores of an
+    uninterrupted run (all of metrics.jsonl but the timings) and its closing line."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        straight = os.path.join(tmp, "straight")
+        p = run(binary, [config, "--output", straight])
+        if p.returncode != 0:
+            fail(f"the straight run: exit {p.returncode}: {p.stderr[-800:]}")
+        expected = epoch_rows(straight)
+        final_expected = closing(p.stdout)
+        stopped = os.path.join(tmp, "stopped")
+        targets = sorted(rng.sample(range(2, len(expected) - 20), 5))
+        signals = [signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGTERM, signal.SIGINT]
+        seen = []
+        for i, (target, sig) in enumerate(zip(targets, signals)):
+            target = max(target, rows_written(stopped) + 1)
+            proc = subprocess.Popen([binary, config, "--output", stopped] + resume(stopped),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            while rows_written(stopped) < target and proc.poll() is None:
+                time.sleep(0.002)
+            time.sleep(rng.uniform(0.0, 0.02))
+            if proc.poll() is not None:
+                fail(f"the run ended before its signal (epoch {target}): exit {proc.returncode}")
+            proc.send_signal(sig)
+            name = signal.Signals(sig).name
+            if i == len(targets) - 1:  # a second signal, once the first is acknowledged
+                first = proc.stderr.readline()
+                if "stopping after this epoch" not in first:
+                    fail(f"no acknowledgement of {name}: {first!r}")
+                proc.send_signal(signal.SIGINT)
+                started = time.time()
+                out, err = proc.communicate(timeout=30)
+                if proc.returncode != 130 or "a second signal: stopping now" not in err:
+                    fail(f"a second SIGINT: exit {proc.returncode} (expected 130 at once): {err[-400:]}")
+                seen.append(f"{name} twice: exit 130 in {time.time() - started:.2f} s")
+                continue
+            out, err = proc.communicate(timeout=120)
+            if proc.returncode != 128 + sig:
+                fail(f"{name}: exit {proc.returncode}, expected {128 + sig}: {err[-800:]}")
+            epoch, checkpoint = stopped_epoch(err, name)
+            if rows_written(stopped) != epoch:
+                fail(f"{name}: stopped after epoch {epoch} but metrics.jsonl has {rows_written(stopped)} rows")
+            with open(os.path.join(stopped, "last_checkpoint")) as f:
+                named = f.read().strip()
+            if os.path.basename(checkpoint) != named or f"epoch_{epoch}.pt" != named:
+                fail(f"{name}: stopped after epoch {epoch}, said {checkpoint}, last_checkpoint names {named}")
+            if temps_of(stopped, proc.pid):
+                fail(f"{name}: temporary files left: {temps_of(stopped, proc.pid)}")
+            seen.append(f"{name} at epoch {target}: exit {proc.returncode} after epoch {epoch}")
+        resume_and_compare(binary, [config, "--output", stopped], stopped, expected, final_expected)
+        print("; ".join(seen) + f"; each followed by --resume: the {len(expected)} epochs' scores equal "
+              f"the straight run's, bit for bit")
+
+
 # The default config, shrunk for tests: 256 training and 64 validation images.
 SHRUNK = ["--set", "data.train.params.count=256", "--set", "data.val.params.count=64"]
 
@@ -579,10 +650,12 @@ def start_launcher(binary, args, log):
 
 def cmd_nproc_resume(binary):
     """(b) A 2-rank run whose launcher is SIGKILLed after its first checkpoint (its ranks die
-    with it) and resumed with --nproc 2 --resume ends with the scores of an uninterrupted
+    with it), resumed with --nproc 2 --resume and stopped by a SIGTERM to its launcher after
+    the next epoch's row (both ranks stop after the same epoch, the launcher exits 143, rank
+    0 names the checkpoint), then resumed again, ends with the scores of an uninterrupted
     2-rank run: every epoch's row of metrics.jsonl equal, bit for bit."""
     with tempfile.TemporaryDirectory() as tmp:
-        args = ["--nproc", "2"] + SHRUNK + ["--set", "trainer.params.epochs=4", "--set",
+        args = ["--nproc", "2"] + SHRUNK + ["--set", "trainer.params.epochs=5", "--set",
                                             "loaders.train.params.batch_size=8"]
         straight = os.path.join(tmp, "straight")
         p = run(binary, args + ["--output", straight], timeout=300)
@@ -602,9 +675,30 @@ def cmd_nproc_resume(binary):
         log.close()
         if not wait_gone(pids, 10):
             fail(f"ranks {pids} outlived their SIGKILLed launcher by 10 s")
+
+        proc, log, pids = start_launcher(binary, args + ["--output", killed] + resume(killed),
+                                         os.path.join(tmp, "log2"))
+        while rows_written(killed) < done + 1 and proc.poll() is None:
+            time.sleep(0.002)
+        if proc.poll() is not None:
+            fail(f"the resumed run ended before its SIGTERM: exit {proc.returncode}")
+        proc.send_signal(signal.SIGTERM)
+        err = proc.stderr.read()
+        proc.wait()
+        log.close()
+        if proc.returncode != 143:
+            fail(f"SIGTERM to the launcher: exit {proc.returncode}, expected 143: {err[-800:]}")
+        for rank in (0, 1):
+            if f"[rank {rank}] hookforge-run: SIGTERM: stopping after this epoch" not in err:
+                fail(f"rank {rank} did not get the SIGTERM: {err[-800:]}")
+        epoch, checkpoint = stopped_epoch(err, "SIGTERM")
+        if rows_written(killed) != epoch or not wait_gone(pids, 10):
+            fail(f"stopped after epoch {epoch}: {rows_written(killed)} rows, ranks {pids} gone: {wait_gone(pids, 0)}")
         resume_and_compare(binary, args + ["--output", killed], killed, expected, final_expected)
         print(f"launcher SIGKILLed after {done} epoch row(s) and a checkpoint; its ranks died with it; "
-              f"--nproc 2 --resume: the {len(expected)} epochs' scores equal the straight 2-rank run's, bit for bit")
+              f"--nproc 2 --resume, then SIGTERM to the launcher: both ranks stopped after epoch {epoch}, "
+              f"exit 143, {os.path.basename(checkpoint)} saved; --nproc 2 --resume: the {len(expected)} "
+              f"epochs' scores equal the straight 2-rank run's, bit for bit")
 
 
 def cmd_nproc_kill(binary, seed):
@@ -831,6 +925,8 @@ def main(argv):
         cmd_overwrite(binary, rest[0])
     elif command == "lock":
         cmd_lock(binary, rest[0], len(rest) > 1 and rest[1] == "nproc")
+    elif command == "signals":
+        cmd_signals(binary, rest[0], int(rest[1]) if len(rest) > 1 else 0)
     elif command == "kill":
         cmd_kill(binary, rest[0], int(rest[1]) if len(rest) > 1 else 0)
     else:

@@ -2,6 +2,9 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <stop_token>
+#include <string>
+#include <vector>
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
 #include "file_testing.hpp"
@@ -248,6 +251,56 @@ TEST_CASE("a stop condition ends training after patience validations", "[trainer
   auto result = trainer.fit(data, data, criterion);
   CHECK(result.completed_epochs == 3);
   CHECK(result.stop_reason == "stop condition");
+}
+
+namespace {
+
+/// Requests the stop at the first backward pass of epoch `at_epoch`, as hookforge-run's
+/// signal watcher does from its thread; counts the backward passes.
+struct StopMidEpoch {
+  std::stop_source* source;
+  std::int64_t at_epoch;
+  std::int64_t* backward_passes;
+  void note(TrainingContext& ctx) {
+    if (ctx.epoch == at_epoch) source->request_stop();
+    ++*backward_passes;
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(note, pts::on_post_backward));
+};
+
+/// What the trainer hooks see of a stop, epoch by epoch.
+struct SeeStop {
+  std::vector<std::string>* reasons;
+  void see(TrainerContext& ctx) { reasons->push_back(ctx.stop_training ? ctx.stop_reason : "-"); }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(see, pts::on_trainer_epoch_finished));
+};
+
+}  // namespace
+
+TEST_CASE("a stop_token's request ends the run after the epoch it came in, seen by the hooks",
+          "[trainer][stop]") {
+  auto data = regression_data(3, 4);
+  torch::manual_seed(1);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.1);
+  std::stop_source source;
+  std::int64_t backward_passes = 0;
+  std::vector<std::string> reasons;
+  TrainingEpochRunner train(sgd, {}, StopMidEpoch{&source, 1, &backward_passes});
+  ValidationEpochRunner val(inference_options{});
+  Trainer trainer(model, train, val, {.epochs = 5, .stop_token = source.get_token()},
+                  SeeStop{&reasons});
+  auto result = trainer.fit(data, data, mse);
+  CHECK(result.completed_epochs == 2);
+  CHECK(result.stop_reason == "stop requested");
+  CHECK(backward_passes == 2 * 3);  // the second epoch ran to its end
+  CHECK(reasons == std::vector<std::string>{"-", "stop requested"});
+  // A token whose stop was requested before fit(): one epoch, then the stop.
+  auto again = trainer.fit(data, data, mse);
+  CHECK(again.completed_epochs == 3);
+  CHECK(again.stop_reason == "stop requested");
 }
 
 TEST_CASE("bad use is reported clearly", "[trainer][errors]") {

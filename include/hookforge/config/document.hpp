@@ -18,6 +18,7 @@
 // YAML read by detail/load_yaml.hpp, which works around yaml-cpp's failures.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -59,13 +60,23 @@ class document {
     auto fail = [&](std::string expected, std::string got) {
       return config_error({name, 1, 1}, {}, std::move(expected), std::move(got));
     };
+    auto system_says = [](std::string text) {  // "Too many levels ..." -> "too many levels ..."
+      if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
+        text[0] = static_cast<char>(text[0] - 'A' + 'a');
+      return text;
+    };
     std::error_code ec;
     auto status = std::filesystem::status(file, ec);
-    if (ec || !std::filesystem::exists(status))
-      throw fail("a readable config file", "no such file");
+    // What the system says (a symlink loop, a path through a file, no permission ...).
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw fail("a readable config file", system_says(ec.message()));
+    if (!std::filesystem::exists(status)) throw fail("a readable config file", "no such file");
     if (std::filesystem::is_directory(status)) throw fail("a readable config file", "a directory");
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw fail("a readable config file", "a file that cannot be opened");
+    if (!in)
+      throw fail("a readable config file",
+                 fmt::format("a file that cannot be opened ({})",
+                             system_says(std::generic_category().message(errno))));
     std::string text;
     char buffer[65536];
     while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <stop_token>
 #include <utility>
 
 #include <torch/types.h>
@@ -29,6 +30,8 @@ struct run_settings {
   /// rank and the number of ranks. Loaders take their shard from them (loader.hpp).
   int rank = 0;
   int world_size = 1;
+  /// The Trainer's stop_token (hookforge-run: SIGINT and SIGTERM request the stop).
+  std::stop_token stop_token = {};
 };
 
 /// The settings of the run being built (one per process).

@@ -220,7 +220,8 @@ class TrainerComponent {
                                  .scheduler = c0.scheduler.get(),
                                  .stop = c0.stop.get(),
                                  .monitor = c0.monitor,
-                                 .work_dir = settings().work_dir};
+                                 .work_dir = settings().work_dir,
+                                 .stop_token = settings().stop_token};
     session_ = c0.training_runner->make_session(in);
     session_->attach(c0.hooks);
   }

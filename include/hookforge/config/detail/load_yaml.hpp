@@ -13,6 +13,10 @@
 #include <fmt/core.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
+#if __has_include(<yaml-cpp/depthguard.h>)  // yaml-cpp 0.7: a nesting limit in the parser
+#include <yaml-cpp/depthguard.h>
+#define HOOKFORGE_YAML_DEPTH_GUARD 1
+#endif
 
 #include "hookforge/config/detail/source.hpp"
 #include "hookforge/config/error.hpp"
@@ -59,7 +63,15 @@ inline std::vector<YAML::Node> load_yaml(const std::string& text, const source& 
   try {
     stuck = stuck_document(text);
     if (!stuck) return YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
+  }
+#ifdef HOOKFORGE_YAML_DEPTH_GUARD
+  catch (const YAML::DeepRecursion& e) {  // its message says "bad file"
+    throw config_error(
+        locate(e.mark, src), {}, "YAML nested fewer levels deep",
+        fmt::format("YAML nested deeper than {} levels, where yaml-cpp stops", e.depth() - 1));
+  }
+#endif
+  catch (const YAML::Exception& e) {
     throw config_error(locate(e.mark, src), {}, "valid YAML",
                        e.msg.empty() ? std::string(e.what()) : e.msg);
   } catch (const std::exception& e) {

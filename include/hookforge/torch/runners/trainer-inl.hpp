@@ -71,6 +71,8 @@ HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext&
       options.stop->should_stop(monitored_score(options, ctx.val_scores)))
     ctx.request_stop("stop condition");
   if (runner_stop && ctx.stop_reason.empty()) ctx.request_stop("requested by a runner hook");
+  if (options.stop_token.stop_requested() && ctx.stop_reason.empty())
+    ctx.request_stop("stop requested");
 }
 
 HOOKFORGE_INLINE double seconds_since(std::chrono::steady_clock::time_point started) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,9 @@ struct trainer_options {
   std::string monitor = "loss";          ///< validation score for plateau schedulers and `stop`
   std::filesystem::path work_dir = ".";  ///< where hooks write files (ctx.work_dir)
   bool print_bindings = false;           ///< print every component's binding table at start
+  /// Once stop is requested, the run stops after the current epoch, its hooks seeing
+  /// stop_training with the reason "stop requested" (hookforge-run: SIGINT, SIGTERM).
+  std::stop_token stop_token = {};
 };
 
 /// One epoch of a fit() call, as fit_result::history keeps it.
