@@ -14,6 +14,7 @@
 #include "hookforge/run/optimizer.hpp"
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/scheduler.hpp"
+#include "hookforge/run/trainer.hpp"
 #include "hookforge/run/values.hpp"
 #include "hookforge/torch/data/procedural_images.hpp"
 #include "hookforge/torch/data/sine.hpp"
@@ -283,31 +284,32 @@ HOOKFORGE_REGISTER(training_hook, CheckInvalidLoss,
                    cfg::options<check_invalid_loss_options>(
                        cfg::field("interval", &check_invalid_loss_options::interval),
                        cfg::field("action", &check_invalid_loss_options::action)));
-HOOKFORGE_REGISTER(trainer_hook, CheckpointSaver,
-                   cfg::options<checkpoint_saver_options>(
-                       cfg::field("interval", &checkpoint_saver_options::interval),
-                       cfg::field("max_keep_ckpts", &checkpoint_saver_options::max_keep_ckpts),
-                       cfg::field("save_last", &checkpoint_saver_options::save_last),
-                       cfg::field("save_begin", &checkpoint_saver_options::save_begin),
-                       cfg::field("save_best", &checkpoint_saver_options::save_best),
-                       cfg::field("rule", &checkpoint_saver_options::rule),
-                       cfg::field("out_dir", &checkpoint_saver_options::out_dir),
-                       cfg::field("filename_tmpl", &checkpoint_saver_options::filename_tmpl),
-                       cfg::field("save_optimizer", &checkpoint_saver_options::save_optimizer),
-                       cfg::field("published_keys", &checkpoint_saver_options::published_keys)));
+HOOKFORGE_REGISTER(
+    trainer_hook, CheckpointSaver,
+    cfg::options<checkpoint_saver_options>(
+        cfg::field("interval", &checkpoint_saver_options::interval),
+        cfg::field("max_keep_ckpts", &checkpoint_saver_options::max_keep_ckpts),
+        cfg::field("save_last", &checkpoint_saver_options::save_last),
+        cfg::field("save_begin", &checkpoint_saver_options::save_begin),
+        cfg::field("save_best", &checkpoint_saver_options::save_best).naming(run::validation_score),
+        cfg::field("rule", &checkpoint_saver_options::rule),
+        cfg::field("out_dir", &checkpoint_saver_options::out_dir),
+        cfg::field("filename_tmpl", &checkpoint_saver_options::filename_tmpl),
+        cfg::field("save_optimizer", &checkpoint_saver_options::save_optimizer),
+        cfg::field("published_keys", &checkpoint_saver_options::published_keys)));
 HOOKFORGE_REGISTER(gan_hook, DWarmup,
                    cfg::options<d_warmup_options>(cfg::field("batches",
                                                              &d_warmup_options::batches)));
-HOOKFORGE_REGISTER(trainer_hook, EarlyStopping,
-                   cfg::options<early_stopping_options>(
-                       cfg::field("monitor", &early_stopping_options::monitor),
-                       cfg::field("rule", &early_stopping_options::rule),
-                       cfg::field("min_delta", &early_stopping_options::min_delta),
-                       cfg::field("patience", &early_stopping_options::patience),
-                       cfg::field("strict", &early_stopping_options::strict),
-                       cfg::field("check_finite", &early_stopping_options::check_finite),
-                       cfg::field("stopping_threshold",
-                                  &early_stopping_options::stopping_threshold)));
+HOOKFORGE_REGISTER(
+    trainer_hook, EarlyStopping,
+    cfg::options<early_stopping_options>(
+        cfg::field("monitor", &early_stopping_options::monitor).naming(run::validation_score),
+        cfg::field("rule", &early_stopping_options::rule),
+        cfg::field("min_delta", &early_stopping_options::min_delta),
+        cfg::field("patience", &early_stopping_options::patience),
+        cfg::field("strict", &early_stopping_options::strict),
+        cfg::field("check_finite", &early_stopping_options::check_finite),
+        cfg::field("stopping_threshold", &early_stopping_options::stopping_threshold)));
 HOOKFORGE_REGISTER(training_hook, EdgeEnhancedInput,
                    cfg::options<edge_enhanced_input_options>(
                        cfg::field("field", &edge_enhanced_input_options::field),

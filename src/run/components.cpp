@@ -60,7 +60,7 @@ HOOKFORGE_REGISTER_AS(
         cfg::field("val_interval", &run::trainer_config::val_interval),
         cfg::field("scheduler", &run::trainer_config::scheduler),
         cfg::field("stop", &run::trainer_config::stop),
-        cfg::field("monitor", &run::trainer_config::monitor),
+        cfg::field("monitor", &run::trainer_config::monitor).naming(run::validation_score),
         cfg::field("hooks", &run::trainer_config::hooks)));
 
 void hookforge::run::detail::link_components() {}

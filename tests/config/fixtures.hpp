@@ -194,6 +194,7 @@ struct clip_options {
   std::vector<std::string> groups{};
   std::optional<double> cap{};
   bool enabled = true;
+  std::string watch = "";  ///< names a score, known only once built (field_spec::naming)
 };
 struct Clip {
   clip_options options;

@@ -29,13 +29,14 @@ HOOKFORGE_REGISTER(test_hook, TrainOnly);
 HOOKFORGE_REGISTER(test_hook, AfterBackward);
 HOOKFORGE_REGISTER(test_hook, Stateful);
 HOOKFORGE_REGISTER(train_hook, TrainCtxOnly);
-HOOKFORGE_REGISTER(test_hook, Clip,
-                   cfg::options<clip_options>(cfg::field("max_norm", &clip_options::max_norm,
-                                                         cfg::required),
-                                              cfg::field("norm_type", &clip_options::norm_type),
-                                              cfg::field("groups", &clip_options::groups),
-                                              cfg::field("cap", &clip_options::cap),
-                                              cfg::field("enabled", &clip_options::enabled)));
+HOOKFORGE_REGISTER(
+    test_hook, Clip,
+    cfg::options<clip_options>(cfg::field("max_norm", &clip_options::max_norm, cfg::required),
+                               cfg::field("norm_type", &clip_options::norm_type),
+                               cfg::field("groups", &clip_options::groups),
+                               cfg::field("cap", &clip_options::cap),
+                               cfg::field("enabled", &clip_options::enabled),
+                               cfg::field("watch", &clip_options::watch).naming("a test score")));
 HOOKFORGE_REGISTER(test_hook, Recorder, cfg::arg<std::int64_t>("big", 0),
                    cfg::arg<std::uint8_t>("small", 0), cfg::arg<float>("ratio", 1.0f),
                    cfg::arg<bool>("flag", false), cfg::arg<std::vector<int>>("sizes", {}),

@@ -36,7 +36,7 @@ TEST_CASE("registries list their kinds, entries and parameters", "[config][regis
 
   const auto* clip = cfg::registry<cfg::hook_handle>::instance().find("Clip");
   REQUIRE(clip);
-  REQUIRE(clip->params.size() == 5);
+  REQUIRE(clip->params.size() == 6);
   CHECK(clip->params[0].required);
   CHECK(clip->params[1].fallback == "2");
   CHECK(clip->params[2].type == "a list of string");
@@ -248,10 +248,27 @@ train:
   CHECK(rec2->big == 0);
   CHECK(!rec2->flag);
   auto clip = hook_object<Clip>(r, "hooks.clip");
+  CHECK(r.b->named_references().empty());  // `watch` not given: nothing to check
   CHECK(clip->options.max_norm == 0.5);
   CHECK(clip->options.norm_type == 2);
   CHECK(clip->options.groups == strings{"g", "h"});
   CHECK(!clip->options.cap);
+}
+
+TEST_CASE("a field that names something built later is noted with its place", "[config][params]") {
+  auto r = build_text(R"(
+hooks:
+  clip: {_target: Clip, params: {max_norm: 1, watch: "${names.score}"}}
+names: {score: psnr}
+train: {_target: TrainRunner, params: {hooks: ["${ref:hooks.clip}"]}}
+)");
+  CHECK(hook_object<Clip>(r, "hooks.clip")->options.watch == "psnr");
+  const auto& noted = r.b->named_references();
+  REQUIRE(noted.size() == 1);
+  CHECK(noted[0].what == "a test score");
+  CHECK(noted[0].name == "psnr");
+  CHECK(noted[0].key == "hooks.clip.params.watch");
+  CHECK(noted[0].where.line == 3);
 }
 
 TEST_CASE("set overrides (--set) parameters and is located when wrong", "[config][set]") {

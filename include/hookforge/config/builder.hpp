@@ -53,6 +53,16 @@ struct build_options {
   int rank = 0;
 };
 
+/// A value that names something known only once everything is built (a validation score
+/// a hook monitors): field_spec::naming has the builder note it, with its place, for the
+/// program to check against what was built.
+struct named_reference {
+  std::string what;  ///< what it names ("a validation score")
+  std::string name;
+  location where;
+  std::string key;
+};
+
 class builder {
  public:
   /// Validates `doc` (see document::validate). Throws config_error.
@@ -63,6 +73,11 @@ class builder {
 
   const document& doc() const { return *doc_; }
   const build_options& options() const { return options_; }
+
+  /// Note a value that names something known only later (see named_reference).
+  void note_name(named_reference r) { named_.push_back(std::move(r)); }
+  /// The values noted so far, in the order they were read.
+  const std::vector<named_reference>& named_references() const { return named_; }
 
   /// The value at dotted `path` (throws config_error when there is none).
   value at(std::string_view path) const { return doc_->at(path); }
@@ -103,6 +118,7 @@ class builder {
   }
 
  private:
+  std::vector<named_reference> named_;
   struct built {
     std::any handle;
     std::string kind;

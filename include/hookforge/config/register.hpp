@@ -80,6 +80,7 @@ struct field_spec {
   bool required = false;
   bool (*valid)(const M&) = nullptr;  ///< nullptr: every value of type M is valid
   std::string_view valid_expected{};  ///< what `valid` accepts, for the message
+  std::string_view names{};           ///< what a string names (naming), checked once built
 
   /// The field, accepting only values `pred` holds for; others are a config_error at the
   /// value, "expected <expected>": `field("threads", &o::threads).check(non_negative, "...")`.
@@ -87,6 +88,17 @@ struct field_spec {
     field_spec f = *this;
     f.valid = pred;
     f.valid_expected = expected;
+    return f;
+  }
+
+  /// The field's string names something known only once everything is built (`what`: "a
+  /// validation score"): the builder notes it with its place (builder::named_references),
+  /// for the program to check then. `field("monitor", &o::monitor).naming(...)`.
+  field_spec naming(std::string_view what) const
+    requires std::is_same_v<M, std::string>
+  {
+    field_spec f = *this;
+    f.names = what;
     return f;
   }
 };
@@ -185,6 +197,8 @@ void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>
   M x = b.template read<M>(v);
   if (f.valid && !f.valid(x))
     throw config_error(v.where(), v.key(), std::string(f.valid_expected), v.describe());
+  if constexpr (std::is_same_v<M, std::string>)
+    if (!f.names.empty()) b.note_name({std::string(f.names), x, v.where(), v.key()});
   out.*(f.member) = std::move(x);
 }
 

@@ -23,6 +23,7 @@
 #include <concepts>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -49,6 +50,9 @@ class Loss {
   virtual loss_terms operator()(const Entry& batch) = 0;
   /// Called by the Trainer before each epoch (criteria whose weights follow a schedule).
   virtual void set_epoch(std::int64_t epoch) { (void)epoch; }
+  /// The names of its terms besides "loss", which the runners report as scores; nullopt
+  /// where they are known only from what it returns.
+  virtual std::optional<std::vector<std::string>> term_names() const { return std::nullopt; }
 };
 
 /// A criterion (callable on a const Entry&, returning a Tensor or loss_terms) as a Loss.
@@ -71,6 +75,12 @@ class criterion_loss final : public Loss {
     return evaluate_criterion(criterion_, batch);
   }
   void set_epoch(std::int64_t epoch) override { update_criterion_schedule(criterion_, epoch); }
+  std::optional<std::vector<std::string>> term_names() const override {
+    if constexpr (std::is_same_v<std::invoke_result_t<C&, const Entry&>, torch::Tensor>)
+      return std::vector<std::string>{};  // one tensor: "loss" alone
+    else
+      return std::nullopt;
+  }
   C& criterion() { return criterion_; }
 
  private:
@@ -106,6 +116,11 @@ class weighted_sum_loss final : public Loss {
   loss_terms operator()(const Entry& batch) override { return sum_(batch); }
   void set_epoch(std::int64_t epoch) override {
     for (auto& t : terms_) t.loss->set_epoch(epoch);
+  }
+  std::optional<std::vector<std::string>> term_names() const override {
+    std::vector<std::string> names;
+    for (const auto& t : terms_) names.push_back(t.name);
+    return names;
   }
 
  private:

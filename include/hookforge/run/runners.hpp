@@ -111,6 +111,12 @@ class ValidationRunner {
   ValidationRunner& operator=(const ValidationRunner&) = delete;
 
   validation_runner_type& runner() { return runner_; }
+  /// The names its metrics report (scores besides the loss and its terms).
+  std::vector<std::string> metric_names() const {
+    std::vector<std::string> names;
+    for (const auto& m : metrics_) names.push_back(m->name);
+    return names;
+  }
 
  private:
   validation_runner_type runner_;

@@ -24,19 +24,29 @@
 // (hookforge-run: system.work_dir or --output).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
+#include <fmt/core.h>
+
+#include "hookforge/config/builder.hpp"
+#include "hookforge/config/error.hpp"
 #include "hookforge/config/hooks.hpp"
 #include "hookforge/config/register.hpp"
 #include "hookforge/core/points.hpp"
+#include "hookforge/core/runtime/closest_names.hpp"
+#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
+#include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
@@ -194,6 +204,11 @@ struct trainer_config {
   trainer_hook_list hooks{};
 };
 
+/// What a field marked `.naming(validation_score)` names: EarlyStopping's monitor,
+/// CheckpointSaver's save_best, the trainer's monitor. TrainerComponent::check_score_names
+/// checks them once the run is built.
+inline constexpr std::string_view validation_score = "a validation score";
+
 /// What a trainer entry builds (see the top of this header).
 class TrainerComponent {
  public:
@@ -234,6 +249,47 @@ class TrainerComponent {
   std::string format_bindings() const { return session_->format_bindings(); }
   std::int64_t completed_epochs() const { return session_->completed_epochs(); }
   const trainer_config& config() const { return config_; }
+
+  /// The validation scores of this run: "loss", the validation loss's terms and the
+  /// validation runner's metrics; none without a validation runner; nullopt where a loss
+  /// says its terms only when it runs.
+  std::optional<std::vector<std::string>> validation_scores() const {
+    if (!config_.validation_runner) return std::vector<std::string>{};
+    const auto& loss = config_.val_loss ? config_.val_loss : config_.loss;
+    auto terms = loss ? loss->term_names() : std::nullopt;
+    if (!terms) return std::nullopt;
+    std::vector<std::string> names{"loss"};
+    names.insert(names.end(), terms->begin(), terms->end());
+    for (auto& m : config_.validation_runner->metric_names()) names.push_back(std::move(m));
+    return names;
+  }
+
+  /// Every value of `b` that names a validation score (see validation_score) is one of
+  /// validation_scores(): otherwise a warning at its key, which never happens silently at
+  /// run time (EarlyStopping would skip stopping), or under `strict` a config_error.
+  /// "auto" (the trainer's monitor, checked itself) and "" (none) pass.
+  void check_score_names(const config::builder& b, bool strict) const {
+    const auto scores = validation_scores();
+    if (!scores) return;
+    const std::string listed = scores->empty() ? std::string("none: the run does not validate")
+                                               : hookforge::join_names(*scores, ", ");
+    for (const auto& r : b.named_references()) {
+      if (r.what != validation_score || r.name.empty() || r.name == "auto") continue;
+      if (std::find(scores->begin(), scores->end(), r.name) != scores->end()) continue;
+      if (strict) {
+        const std::vector<std::string_view> candidates(scores->begin(), scores->end());
+        const auto closest = hookforge::closest_names(r.name, candidates).first;
+        throw config::config_error(
+            r.where, r.key, fmt::format("a validation score ({})", listed),
+            fmt::format("'{}'", r.name),
+            closest.empty() ? std::string() : "closest: " + hookforge::join_names(closest, ", "));
+      }
+      warn(
+          fmt::format("{}:{}:{}: {}: '{}' is not a validation score of this run (scores: {}); "
+                      "what it names is never found",
+                      r.where.file, r.where.line, r.where.column, r.key, r.name, listed));
+    }
+  }
 
  private:
   trainer_config config_;
