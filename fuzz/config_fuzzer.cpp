@@ -67,7 +67,7 @@ train:
       - ${ref:hooks.clip}
       - ${ref:hooks.filtered}
       - {_target: TwoHandlers, bindings: {start: on_post_step, step: null}, priority: 10}
-      - {_target: Recorder, params: {big: 9000000000, small: 255, ratio: .inf, flag: true, sizes: [1, 2], weights: {a: 0.5}, maybe: 3}}
+      - {_target: Recorder, params: {big: 9000000000, small: 255, ratio: .5, flag: true, sizes: [1, 2], weights: {a: 0.5}, maybe: 3}}
       - {_target: Counter, once: [1, 3]}
 val:
   _target: ValRunner

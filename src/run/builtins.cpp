@@ -332,12 +332,13 @@ HOOKFORGE_REGISTER(runner_hook, EmptyCache,
                        cfg::field("before_epoch", &empty_cache_options::before_epoch),
                        cfg::field("after_epoch", &empty_cache_options::after_epoch),
                        cfg::field("after_step", &empty_cache_options::after_step)));
-HOOKFORGE_REGISTER(training_hook, GradientClip,
-                   cfg::options<gradient_clip_options>(
-                       cfg::field("max_norm", &gradient_clip_options::max_norm),
-                       cfg::field("norm_type", &gradient_clip_options::norm_type),
-                       cfg::field("clip_value", &gradient_clip_options::clip_value),
-                       cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
+HOOKFORGE_REGISTER(
+    training_hook, GradientClip,
+    cfg::options<gradient_clip_options>(
+        cfg::field("max_norm", &gradient_clip_options::max_norm),
+        cfg::field("norm_type", &gradient_clip_options::norm_type).allowing_infinity(),
+        cfg::field("clip_value", &gradient_clip_options::clip_value),
+        cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
 HOOKFORGE_REGISTER(trainer_hook, HookProfiler, cfg::factory([](bool print_at_end) {
                      return std::make_shared<HookProfiler>(
                          hook_profiler_options{.print_at_end = print_at_end});

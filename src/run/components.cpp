@@ -56,7 +56,10 @@ HOOKFORGE_REGISTER_AS(
         cfg::field("val_loader", &run::trainer_config::val_loader),
         cfg::field("loss", &run::trainer_config::loss),
         cfg::field("val_loss", &run::trainer_config::val_loss),
-        cfg::field("epochs", &run::trainer_config::epochs),
+        // Checked here, before a scheduler built later reads it through ${trainer.params.epochs}
+        // and is blamed for it (CosineAnnealingLR's T_max).
+        cfg::field("epochs", &run::trainer_config::epochs)
+            .check([](const std::int64_t& n) { return n >= 0; }, "a number of epochs >= 0"),
         cfg::field("val_interval", &run::trainer_config::val_interval),
         cfg::field("scheduler", &run::trainer_config::scheduler),
         cfg::field("stop", &run::trainer_config::stop),

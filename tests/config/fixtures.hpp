@@ -195,6 +195,7 @@ struct clip_options {
   std::optional<double> cap{};
   bool enabled = true;
   std::string watch = "";  ///< names a score, known only once built (field_spec::naming)
+  double limit = 1;        ///< may be .inf (field_spec::allowing_infinity)
 };
 struct Clip {
   clip_options options;

@@ -36,7 +36,8 @@ HOOKFORGE_REGISTER(
                                cfg::field("groups", &clip_options::groups),
                                cfg::field("cap", &clip_options::cap),
                                cfg::field("enabled", &clip_options::enabled),
-                               cfg::field("watch", &clip_options::watch).naming("a test score")));
+                               cfg::field("watch", &clip_options::watch).naming("a test score"),
+                               cfg::field("limit", &clip_options::limit).allowing_infinity()));
 HOOKFORGE_REGISTER(test_hook, Recorder, cfg::arg<std::int64_t>("big", 0),
                    cfg::arg<std::uint8_t>("small", 0), cfg::arg<float>("ratio", 1.0f),
                    cfg::arg<bool>("flag", false), cfg::arg<std::vector<int>>("sizes", {}),

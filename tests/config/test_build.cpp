@@ -2,6 +2,7 @@
 // listed under components (priority, bindings, filters, contexts, warnings).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ TEST_CASE("registries list their kinds, entries and parameters", "[config][regis
 
   const auto* clip = cfg::registry<cfg::hook_handle>::instance().find("Clip");
   REQUIRE(clip);
-  REQUIRE(clip->params.size() == 6);
+  REQUIRE(clip->params.size() == 7);
   CHECK(clip->params[0].required);
   CHECK(clip->params[1].fallback == "2");
   CHECK(clip->params[2].type == "a list of string");
@@ -253,6 +254,23 @@ train:
   CHECK(clip->options.norm_type == 2);
   CHECK(clip->options.groups == strings{"g", "h"});
   CHECK(!clip->options.cap);
+}
+
+TEST_CASE("numbers are finite unless a field allows infinity; .nan never", "[config][params]") {
+  auto clip_with = [](std::string params) {
+    return "hooks:\n  clip: {_target: Clip, params: {" + params +
+           "}}\ntrain: {_target: TrainRunner, params: {hooks: [\"${ref:hooks.clip}\"]}}\n";
+  };
+  CHECK(error_of(clip_with("max_norm: .inf"))
+            .ends_with("hooks.clip.params.max_norm: expected a finite number, got '.inf'"));
+  CHECK(error_of(clip_with("max_norm: 1, cap: -.inf"))
+            .ends_with("hooks.clip.params.cap: expected a finite number, got '-.inf'"));
+  CHECK(error_of(clip_with("max_norm: 1, limit: .nan"))
+            .ends_with("hooks.clip.params.limit: expected a number or .inf, got '.nan'"));
+  CHECK(error_of("shape: {_target: Square, params: {side: .NaN}}\n")
+            .ends_with("shape.params.side: expected a finite number, got '.NaN'"));
+  auto r = build_text(clip_with("max_norm: 1, limit: .inf"));
+  CHECK(std::isinf(hook_object<Clip>(r, "hooks.clip")->options.limit));
 }
 
 TEST_CASE("a field that names something built later is noted with its place", "[config][params]") {

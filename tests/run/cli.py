@@ -269,6 +269,40 @@ def cmd_unwritable(binary, config):
         print("an output directory that cannot be created: exit 1, 'cannot create the output directory', no training")
 
 
+def really_full(binary, config, run_dir, args):
+    """The same on a disk that is really full: a copy of `run_dir` on a tmpfs with 1 MiB to
+    spare (a checkpoint is 3.6 MB), resumed: exit 1, the message names the checkpoint and says
+    "No space left on device", no temporary file, last_checkpoint unchanged. Needs root and
+    mount(2); says so where it cannot."""
+    mount = tempfile.mkdtemp()
+    used = sum(os.path.getsize(os.path.join(run_dir, n)) for n in os.listdir(run_dir))
+    size_kib = used // 1024 + 1024
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", mount],
+                                           capture_output=True).returncode != 0:
+        os.rmdir(mount)
+        return "a really full disk (tmpfs): not tried, mounting one needs root and mount(2)"
+    try:
+        full = os.path.join(mount, "run")
+        shutil.copytree(run_dir, full)
+        with open(os.path.join(full, "last_checkpoint")) as f:
+            before = f.read()
+        p = run(binary, [config, "--output", full, "--resume"] + args)
+        if p.returncode != 1:
+            fail(f"a really full disk: exit {p.returncode}, expected 1: {p.stderr[-800:]}")
+        if "No space left on device" not in p.stderr or os.path.join(full, "epoch_4.pt") not in p.stderr:
+            fail(f"a really full disk: the message does not say so, naming the file: {p.stderr[-800:]}")
+        left = [name for name in os.listdir(full) if ".tmp." in name]
+        if left:
+            fail(f"a really full disk: temporary files left: {left}")
+        with open(os.path.join(full, "last_checkpoint")) as f:
+            if f.read() != before:
+                fail("a really full disk: last_checkpoint changed")
+        return f"a really full disk (a {size_kib} KiB tmpfs): exit 1, {p.stderr.strip()[-170:]}"
+    finally:
+        subprocess.run(["umount", mount])
+        os.rmdir(mount)
+
+
 def cmd_full_disk(binary, config):
     """A disk that fills during a checkpoint write (RLIMIT_FSIZE of 1 MiB, SIGXFSZ ignored, so the
     write fails with EFBIG as with ENOSPC): exit 1 naming the file, no temporary file left,
@@ -306,7 +340,9 @@ def cmd_full_disk(binary, config):
         with open(os.path.join(full, "last_checkpoint")) as f:
             if f.read() != before:
                 fail("a full disk: last_checkpoint changed")
+        real = really_full(binary, config, full, epochs(6))
         resume_and_compare(binary, [config, "--output", full] + epochs(6), full, expected, final_expected)
+        print(real)
         print(f"a disk full during the 4th checkpoint: exit 1 naming it ({p.stderr.strip()[-160:]}), "
               f"no temporary file, last_checkpoint unchanged; --resume ends with the straight run's scores")
 

@@ -8,10 +8,9 @@
 //
 //   bool                      true / false (YAML 1.2: also True, FALSE ...; not yes/no)
 //   integers                  decimal, range-checked for the type: 1e3 or 3.0 are not integers
-//   float, double             numbers, .inf / -.inf / .nan; past the type's range is an error
-//   std::string, path         any scalar (quoted or not), not null
-//   std::vector<T>            a list;  std::map<std::string, T>: a mapping
-//   std::optional<T>          T, or null
+//   float, double             finite numbers (.inf where a field allows it); past the type's range
+//   is an error std::string, path         any scalar (quoted or not), not null std::vector<T> a
+//   list;  std::map<std::string, T>: a mapping std::optional<T>          T, or null
 //
 // A quoted scalar is a string: "3" is not a number. Objects built from entries (hooks,
 // models ...) are read by builder.hpp. Specialise value_traits for a type of your own:
@@ -120,34 +119,55 @@ struct value_traits<T> {
   static std::string show(T x) { return fmt::format("{}", x); }
 };
 
+namespace detail {
+
+/// A YAML number as T. Infinities (.inf, -.inf) only where `infinite_ok` (a field such as
+/// GradientClip's norm_type, field_spec::allowing_infinity), .nan never: where a config
+/// means a number it means a finite one (`lr: .inf` would train to NaN).
+template <std::floating_point T>
+T read_floating(const value& v, bool infinite_ok) {
+  const auto& s = plain_scalar(v, "a number");
+  auto refuse = [&] {
+    throw config_error(v.where(), v.key(), infinite_ok ? "a number or .inf" : "a finite number",
+                       v.describe());
+  };
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") {
+    if (!infinite_ok) refuse();
+    return std::numeric_limits<T>::infinity();
+  }
+  if (s == "-.inf" || s == "-.Inf" || s == "-.INF") {
+    if (!infinite_ok) refuse();
+    return -std::numeric_limits<T>::infinity();
+  }
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") refuse();
+  std::string_view text = s;
+  if (text.starts_with('+')) text.remove_prefix(1);
+  // from_chars also takes "inf" and "nan", which YAML spells .inf and .nan.
+  if (text.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '.'))
+    wrong(v, "a number");
+  double out = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (end != text.data() + text.size() ||
+      (ec != std::errc{} && ec != std::errc::result_out_of_range))
+    wrong(v, "a number");
+  if (ec == std::errc::result_out_of_range ||
+      std::abs(out) > static_cast<double>(std::numeric_limits<T>::max()))
+    throw config_error(
+        v.where(), v.key(),
+        fmt::format("a number within ±{}", static_cast<double>(std::numeric_limits<T>::max())),
+        v.describe());
+  return static_cast<T>(out);
+}
+
+}  // namespace detail
+
 template <std::floating_point T>
 struct value_traits<T> {
   static std::string expected() { return "a number"; }
   template <class B>
   static T read(B&, const value& v) {
-    const auto& s = detail::plain_scalar(v, expected());
-    if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF")
-      return std::numeric_limits<T>::infinity();
-    if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return -std::numeric_limits<T>::infinity();
-    if (s == ".nan" || s == ".NaN" || s == ".NAN") return std::numeric_limits<T>::quiet_NaN();
-    std::string_view text = s;
-    if (text.starts_with('+')) text.remove_prefix(1);
-    // from_chars also takes "inf" and "nan", which YAML spells .inf and .nan.
-    if (text.empty() ||
-        !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '.'))
-      detail::wrong(v, expected());
-    double out = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    if (end != text.data() + text.size() ||
-        (ec != std::errc{} && ec != std::errc::result_out_of_range))
-      detail::wrong(v, expected());
-    if (ec == std::errc::result_out_of_range ||
-        std::abs(out) > static_cast<double>(std::numeric_limits<T>::max()))
-      throw config_error(
-          v.where(), v.key(),
-          fmt::format("a number within ±{}", static_cast<double>(std::numeric_limits<T>::max())),
-          v.describe());
-    return static_cast<T>(out);
+    return detail::read_floating<T>(v, false);
   }
   static std::string show(T x) { return fmt::format("{}", x); }
 };

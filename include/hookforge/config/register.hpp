@@ -81,6 +81,7 @@ struct field_spec {
   bool (*valid)(const M&) = nullptr;  ///< nullptr: every value of type M is valid
   std::string_view valid_expected{};  ///< what `valid` accepts, for the message
   std::string_view names{};           ///< what a string names (naming), checked once built
+  bool infinite_ok = false;  ///< a floating-point field that takes .inf (allowing_infinity)
 
   /// The field, accepting only values `pred` holds for; others are a config_error at the
   /// value, "expected <expected>": `field("threads", &o::threads).check(non_negative, "...")`.
@@ -94,6 +95,16 @@ struct field_spec {
   /// The field's string names something known only once everything is built (`what`: "a
   /// validation score"): the builder notes it with its place (builder::named_references),
   /// for the program to check then. `field("monitor", &o::monitor).naming(...)`.
+  /// A floating-point field that takes .inf and -.inf too (numbers are finite elsewhere):
+  /// `field("norm_type", &o::norm_type).allowing_infinity()` for GradientClip's largest |g|.
+  field_spec allowing_infinity() const
+    requires std::floating_point<M>
+  {
+    field_spec f = *this;
+    f.infinite_ok = true;
+    return f;
+  }
+
   field_spec naming(std::string_view what) const
     requires std::is_same_v<M, std::string>
   {
@@ -194,7 +205,11 @@ inline std::vector<std::string> names_of(const std::vector<param_info>& params) 
 /// Reads field `f` of `out` from `v`, checked by f.valid.
 template <class Opts, class M>
 void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>& f) {
-  M x = b.template read<M>(v);
+  M x = [&] {
+    if constexpr (std::floating_point<M>)
+      if (f.infinite_ok) return detail::read_floating<M>(b.doc().resolve(v), true);
+    return b.template read<M>(v);
+  }();
   if (f.valid && !f.valid(x))
     throw config_error(v.where(), v.key(), std::string(f.valid_expected), v.describe());
   if constexpr (std::is_same_v<M, std::string>)
