@@ -269,6 +269,26 @@ def cmd_unwritable(binary, config):
         print("an output directory that cannot be created: exit 1, 'cannot create the output directory', no training")
 
 
+def failed_write(what, full, says, resume):
+    """`resume()` (a --resume into `full` whose 4th checkpoint cannot be written) must exit 1 with
+    a message holding `says` and naming epoch_4.pt, leave no temporary file and keep
+    last_checkpoint as it was. Returns the run."""
+    with open(os.path.join(full, "last_checkpoint")) as f:
+        before = f.read()
+    p = resume()
+    if p.returncode != 1:
+        fail(f"{what}: exit {p.returncode}, expected 1: {p.stderr[-800:]}")
+    if says not in p.stderr or os.path.join(full, "epoch_4.pt") not in p.stderr:
+        fail(f"{what}: the message does not say '{says}', naming the file: {p.stderr[-800:]}")
+    left = [name for name in os.listdir(full) if ".tmp." in name]
+    if left:
+        fail(f"{what}: temporary files left: {left}")
+    with open(os.path.join(full, "last_checkpoint")) as f:
+        if f.read() != before:
+            fail(f"{what}: last_checkpoint changed")
+    return p
+
+
 def really_full(binary, config, run_dir, args):
     """The same on a disk that is really full: a copy of `run_dir` on a tmpfs with 1 MiB to
     spare (a checkpoint is 3.6 MB), resumed: exit 1, the message names the checkpoint and says
@@ -284,19 +304,8 @@ def really_full(binary, config, run_dir, args):
     try:
         full = os.path.join(mount, "run")
         shutil.copytree(run_dir, full)
-        with open(os.path.join(full, "last_checkpoint")) as f:
-            before = f.read()
-        p = run(binary, [config, "--output", full, "--resume"] + args)
-        if p.returncode != 1:
-            fail(f"a really full disk: exit {p.returncode}, expected 1: {p.stderr[-800:]}")
-        if "No space left on device" not in p.stderr or os.path.join(full, "epoch_4.pt") not in p.stderr:
-            fail(f"a really full disk: the message does not say so, naming the file: {p.stderr[-800:]}")
-        left = [name for name in os.listdir(full) if ".tmp." in name]
-        if left:
-            fail(f"a really full disk: temporary files left: {left}")
-        with open(os.path.join(full, "last_checkpoint")) as f:
-            if f.read() != before:
-                fail("a really full disk: last_checkpoint changed")
+        p = failed_write("a really full disk", full, "No space left on device",
+                         lambda: run(binary, [config, "--output", full, "--resume"] + args))
         return f"a really full disk (a {size_kib} KiB tmpfs): exit 1, {p.stderr.strip()[-170:]}"
     finally:
         subprocess.run(["umount", mount])
@@ -326,20 +335,10 @@ def cmd_full_disk(binary, config):
         p = run(binary, [config, "--output", full] + epochs(3))
         if p.returncode != 0:
             fail(f"the first 3 epochs: exit {p.returncode}: {p.stderr[-800:]}")
-        with open(os.path.join(full, "last_checkpoint")) as f:
-            before = f.read()
-        p = subprocess.run([binary, config, "--output", full, "--resume"] + epochs(6), capture_output=True,
-                           text=True, errors="replace", timeout=600, preexec_fn=full_disk)
-        if p.returncode != 1:
-            fail(f"a full disk: exit {p.returncode}, expected 1: {p.stderr[-800:]}")
-        if "cannot write" not in p.stderr or os.path.join(full, "epoch_4.pt") not in p.stderr:
-            fail(f"a full disk: the message does not name the file: {p.stderr[-800:]}")
-        left = [name for name in os.listdir(full) if ".tmp." in name]
-        if left:
-            fail(f"a full disk: temporary files left: {left}")
-        with open(os.path.join(full, "last_checkpoint")) as f:
-            if f.read() != before:
-                fail("a full disk: last_checkpoint changed")
+        p = failed_write("a full disk", full, "cannot write",
+                         lambda: subprocess.run([binary, config, "--output", full, "--resume"] + epochs(6),
+                                                capture_output=True, text=True, errors="replace", timeout=600,
+                                                preexec_fn=full_disk))
         real = really_full(binary, config, full, epochs(6))
         resume_and_compare(binary, [config, "--output", full] + epochs(6), full, expected, final_expected)
         print(real)
