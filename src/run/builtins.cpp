@@ -9,6 +9,7 @@
 #include "hookforge/run/hooks.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
+#include "hookforge/run/machine.hpp"
 #include "hookforge/run/metric.hpp"
 #include "hookforge/run/model.hpp"
 #include "hookforge/run/optimizer.hpp"
@@ -245,12 +246,25 @@ HOOKFORGE_REGISTER_AS(metric, "Accuracy", run::metric_of<Accuracy>,
 
 // --- datasets and loaders --------------------------------------------------------------------
 
-HOOKFORGE_REGISTER_AS(
-    dataset, "ProceduralImages", run::dataset_of<ProceduralImages>,
-    cfg::options<procedural_images_options>(cfg::field("count", &procedural_images_options::count),
-                                            cfg::field("size", &procedural_images_options::size),
-                                            cfg::field("scale", &procedural_images_options::scale),
-                                            cfg::field("seed", &procedural_images_options::seed)));
+namespace {
+/// A ProceduralImages sample of side `size`: its HR image and (at scale 2 or more) at most a
+/// quarter of it for the input, float RGB.
+bool image_fits(const std::int64_t& size) {
+  const double side = static_cast<double>(size);
+  return run::affordable(side * side * 3 * sizeof(float) * 1.25);
+}
+}  // namespace
+
+HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", run::dataset_of<ProceduralImages>,
+                      cfg::options<procedural_images_options>(
+                          cfg::field("count", &procedural_images_options::count),
+                          cfg::field("size", &procedural_images_options::size)
+                              .check(image_fits,
+                                     fmt::format("an image size that fits in "
+                                                 "half this machine's memory ({})",
+                                                 run::gibibytes(run::allocation_budget()))),
+                          cfg::field("scale", &procedural_images_options::scale),
+                          cfg::field("seed", &procedural_images_options::seed)));
 HOOKFORGE_REGISTER_AS(
     dataset, "Sine", run::dataset_of<SineRegression>,
     cfg::options<sine_regression_options>(cfg::field("count", &sine_regression_options::count),
@@ -259,16 +273,21 @@ HOOKFORGE_REGISTER_AS(
                                           cfg::field("noise", &sine_regression_options::noise),
                                           cfg::field("seed", &sine_regression_options::seed)));
 
-HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
-                      cfg::options<run::loader_config>(
-                          cfg::field("dataset", &run::loader_config::dataset, cfg::required),
-                          cfg::field("batch_size", &run::loader_config::batch_size),
-                          cfg::field("shuffle", &run::loader_config::shuffle),
-                          cfg::field("seed", &run::loader_config::seed),
-                          cfg::field("drop_last", &run::loader_config::drop_last),
-                          cfg::field("workers", &run::loader_config::workers),
-                          cfg::field("pin_memory", &run::loader_config::pin_memory),
-                          cfg::field("shard", &run::loader_config::shard)));
+HOOKFORGE_REGISTER_AS(
+    loader, "DataLoader", run::Loader,
+    cfg::options<run::loader_config>(
+        cfg::field("dataset", &run::loader_config::dataset, cfg::required),
+        cfg::field("batch_size", &run::loader_config::batch_size),
+        cfg::field("shuffle", &run::loader_config::shuffle),
+        cfg::field("seed", &run::loader_config::seed),
+        cfg::field("drop_last", &run::loader_config::drop_last),
+        cfg::field("workers", &run::loader_config::workers)
+            .check([](const std::int64_t& n) { return n >= 0 && n <= run::machine_cores(); },
+                   fmt::format("a number of worker threads from 0 to {} (this "
+                               "machine's cores)",
+                               run::machine_cores())),
+        cfg::field("pin_memory", &run::loader_config::pin_memory),
+        cfg::field("shard", &run::loader_config::shard)));
 
 // --- hooks -----------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@
 #include "hookforge/run/default_config.hpp"  // generated from configs/default.yaml
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/launch.hpp"
+#include "hookforge/run/machine.hpp"
 #include "hookforge/run/main.hpp"
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/settings.hpp"
@@ -120,8 +121,10 @@ system_options read_system(cfg::builder& b) {
   return cfg::read_section<s>(
       b, "system", cfg::field("device", &s::device), cfg::field("seed", &s::seed),
       cfg::field("threads", &s::threads)
-          .check([](const std::int64_t& n) { return n >= 0; },
-                 "a number of threads >= 0 (0: LibTorch's default)"),
+          .check([](const std::int64_t& n) { return n >= 0 && n <= machine_cores(); },
+                 fmt::format("a number of threads from 0 to {} (this machine's cores; 0: "
+                             "LibTorch's default)",
+                             machine_cores())),
       cfg::field("work_dir", &s::work_dir), cfg::field("mixed_precision", &s::mixed_precision));
 }
 

@@ -79,16 +79,16 @@ struct field_spec {
   M Opts::* member;
   bool required = false;
   bool (*valid)(const M&) = nullptr;  ///< nullptr: every value of type M is valid
-  std::string_view valid_expected{};  ///< what `valid` accepts, for the message
+  std::string valid_expected{};       ///< what `valid` accepts, for the message
   std::string_view names{};           ///< what a string names (naming), checked once built
   bool infinite_ok = false;  ///< a floating-point field that takes .inf (allowing_infinity)
 
   /// The field, accepting only values `pred` holds for; others are a config_error at the
   /// value, "expected <expected>": `field("threads", &o::threads).check(non_negative, "...")`.
-  field_spec check(bool (*pred)(const M&), std::string_view expected) const {
+  field_spec check(bool (*pred)(const M&), std::string expected) const {
     field_spec f = *this;
     f.valid = pred;
-    f.valid_expected = expected;
+    f.valid_expected = std::move(expected);
     return f;
   }
 
@@ -211,7 +211,7 @@ void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>
     return b.template read<M>(v);
   }();
   if (f.valid && !f.valid(x))
-    throw config_error(v.where(), v.key(), std::string(f.valid_expected), v.describe());
+    throw config_error(v.where(), v.key(), f.valid_expected, v.describe());
   if constexpr (std::is_same_v<M, std::string>)
     if (!f.names.empty()) b.note_name({std::string(f.names), x, v.where(), v.key()});
   out.*(f.member) = std::move(x);

@@ -26,8 +26,11 @@
 #include <string>
 #include <utility>
 
+#include <fmt/core.h>
+
 #include "hookforge/config/register.hpp"
 #include "hookforge/run/dataset.hpp"
+#include "hookforge/run/machine.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/torch/data/loader.hpp"
 #include "hookforge/torch/data/sampler.hpp"
@@ -66,6 +69,13 @@ class Loader {
   static run_data_loader make(std::shared_ptr<const Dataset> dataset, const loader_config& c) {
     const auto& s = settings();
     const bool sharded = c.shard && s.world_size > 1;
+    // The sampler keeps every index (8 bytes each): refused here, before it allocates them.
+    if (!affordable(static_cast<double>(dataset->size()) * sizeof(std::int64_t)))
+      throw std::invalid_argument(fmt::format(
+          "DataLoader: a dataset of {} samples needs {} for its order of samples, more than half "
+          "this machine's memory ({})",
+          dataset->size(), gibibytes(static_cast<double>(dataset->size()) * sizeof(std::int64_t)),
+          gibibytes(allocation_budget())));
     default_sampler order(dataset->size(), c.shuffle, c.seed);
     return run_data_loader(
         any_dataset(std::move(dataset)),
