@@ -699,6 +699,23 @@ TEST_CASE("LossLogger reads the loss on the host only on its interval", "[hooks]
   CHECK(host_reads() == again);
 }
 
+TEST_CASE("LossLogger never writes through a symlink planted where its log goes", "[hooks]") {
+  temp_dir dir, outside;
+  const auto target = outside.path / "elsewhere.jsonl";
+  std::ofstream(target) << "untouched\n";
+  std::filesystem::create_symlink(target, dir.path / "steps.jsonl");
+  torch::manual_seed(3);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.05);
+  LossLogger logger({.interval = 1, .out_dir = dir.path, .stream = nullptr});
+  TrainingEpochRunner train(sgd, {}, hookforge::ref(logger));
+  auto data = regression_data(2, 4);
+  CHECK_THROWS_WITH(train.run_epoch(model, data, 0, mse),
+                    Catch::Contains("steps.jsonl': it is a symbolic link, which hookforge does not "
+                                    "write through"));
+  CHECK(lines_of(target) == std::vector<std::string>{"untouched"});
+}
+
 TEST_CASE("default_hooks: progress, log files and checkpoints from one object",
           "[hooks][default_hooks]") {
   tfx::temp_dir dir("hookforge_default_hooks");

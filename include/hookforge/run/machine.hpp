@@ -25,8 +25,9 @@ inline std::int64_t machine_cores() {
 /// The physical memory in bytes (sysconf); 0 where unknown.
 inline std::uint64_t machine_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
-                               : 0;
+  return pages > 0 && page > 0
+             ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+             : 0;
 }
 
 /// What one allocation a config asks for may take: half the physical memory, leaving the

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -20,7 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "hookforge/torch/io/atomic_file.hpp"
 
@@ -156,11 +160,32 @@ inline std::string read_text(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+/// Append `text` to `path`, never through a symlink planted there (O_NOFOLLOW): a log stays
+/// inside the directory it is written to. (Whole rewrites are atomic renames, which replace
+/// a symlink rather than follow it.)
 inline void append_text(const std::filesystem::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::app | std::ios::binary);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.flush();
-  if (!out) throw std::runtime_error(fmt::format("LossLogger: cannot write '{}'", path.string()));
+  auto fail = [&](int error) {
+    throw std::runtime_error(fmt::format(
+        "LossLogger: cannot write '{}': {}", path.string(),
+        error == ELOOP
+            ? std::string("it is a symbolic link, which hookforge does not write through")
+            : std::string(std::strerror(error))));
+  };
+  int fd;
+  do fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) fail(errno);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      fail(error);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) fail(errno);
 }
 
 /// A CSV file and a JSONL file of rows with an "epoch" column (`<stem>.csv`, `<stem>.jsonl`).
