@@ -484,6 +484,14 @@ int run_main(int argc, char** argv) {
       if (speaks)
         fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(),
                    trainer->completed_epochs());
+      if (trainer->completed_epochs() >= trainer->config().epochs) {
+        if (speaks)
+          fmt::print(
+              "hookforge-run: the run has done its {} epochs: nothing to train "
+              "(--set trainer.params.epochs=N trains it further)\n",
+              trainer->config().epochs);
+        return 0;
+      }
     }
   }
 
