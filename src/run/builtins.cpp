@@ -273,21 +273,20 @@ HOOKFORGE_REGISTER_AS(
                                           cfg::field("noise", &sine_regression_options::noise),
                                           cfg::field("seed", &sine_regression_options::seed)));
 
-HOOKFORGE_REGISTER_AS(
-    loader, "DataLoader", run::Loader,
-    cfg::options<run::loader_config>(
-        cfg::field("dataset", &run::loader_config::dataset, cfg::required),
-        cfg::field("batch_size", &run::loader_config::batch_size),
-        cfg::field("shuffle", &run::loader_config::shuffle),
-        cfg::field("seed", &run::loader_config::seed),
-        cfg::field("drop_last", &run::loader_config::drop_last),
-        cfg::field("workers", &run::loader_config::workers)
-            .check([](const std::int64_t& n) { return n >= 0 && n <= run::machine_cores(); },
-                   fmt::format("a number of worker threads from 0 to {} (this "
-                               "machine's cores)",
-                               run::machine_cores())),
-        cfg::field("pin_memory", &run::loader_config::pin_memory),
-        cfg::field("shard", &run::loader_config::shard)));
+HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
+                      cfg::options<run::loader_config>(
+                          cfg::field("dataset", &run::loader_config::dataset, cfg::required),
+                          cfg::field("batch_size", &run::loader_config::batch_size),
+                          cfg::field("shuffle", &run::loader_config::shuffle),
+                          cfg::field("seed", &run::loader_config::seed),
+                          cfg::field("drop_last", &run::loader_config::drop_last),
+                          cfg::field("workers", &run::loader_config::workers)
+                              .check(run::within_cores,
+                                     fmt::format("a number of worker threads from 0 to {} (this "
+                                                 "machine's cores)",
+                                                 run::machine_cores())),
+                          cfg::field("pin_memory", &run::loader_config::pin_memory),
+                          cfg::field("shard", &run::loader_config::shard)));
 
 // --- hooks -----------------------------------------------------------------------------------
 

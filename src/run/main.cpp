@@ -121,7 +121,7 @@ system_options read_system(cfg::builder& b) {
   return cfg::read_section<s>(
       b, "system", cfg::field("device", &s::device), cfg::field("seed", &s::seed),
       cfg::field("threads", &s::threads)
-          .check([](const std::int64_t& n) { return n >= 0 && n <= machine_cores(); },
+          .check(within_cores,
                  fmt::format("a number of threads from 0 to {} (this machine's cores; 0: "
                              "LibTorch's default)",
                              machine_cores())),

@@ -92,9 +92,6 @@ struct field_spec {
     return f;
   }
 
-  /// The field's string names something known only once everything is built (`what`: "a
-  /// validation score"): the builder notes it with its place (builder::named_references),
-  /// for the program to check then. `field("monitor", &o::monitor).naming(...)`.
   /// A floating-point field that takes .inf and -.inf too (numbers are finite elsewhere):
   /// `field("norm_type", &o::norm_type).allowing_infinity()` for GradientClip's largest |g|.
   field_spec allowing_infinity() const
@@ -105,6 +102,9 @@ struct field_spec {
     return f;
   }
 
+  /// The field's string names something known only once everything is built (`what`: "a
+  /// validation score"): the builder notes it with its place (builder::named_references),
+  /// for the program to check then. `field("monitor", &o::monitor).naming(...)`.
   field_spec naming(std::string_view what) const
     requires std::is_same_v<M, std::string>
   {

@@ -22,6 +22,12 @@ inline std::int64_t machine_cores() {
   return n == 0 ? 1 : static_cast<std::int64_t>(n);
 }
 
+/// A count of threads a config asks for (system.threads, a loader's workers): from 0 to
+/// the cores. More hang or fail to start.
+inline bool within_cores(const std::int64_t& threads) {
+  return threads >= 0 && threads <= machine_cores();
+}
+
 /// The physical memory in bytes (sysconf); 0 where unknown.
 inline std::uint64_t machine_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
