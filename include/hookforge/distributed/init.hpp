@@ -39,6 +39,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <c10/util/intrusive_ptr.h>
 #include <torch/cuda.h>
@@ -80,6 +83,36 @@ inline bool is_loopback(std::string_view address) {
 }
 
 inline std::string join_key(int rank) { return "hookforge/join/" + std::to_string(rank); }
+inline std::string address_key(int rank) { return "hookforge/address/" + std::to_string(rank); }
+
+/// This machine's address as rank 0's sees it: the local end of a route to
+/// master_addr:master_port (a UDP socket connected there; nothing is sent), else the host
+/// name. Messages name a peer by it.
+inline std::string local_address(const init_options& o) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  const auto port = std::to_string(o.master_port);
+  std::string address;
+  if (::getaddrinfo(o.master_addr.c_str(), port.c_str(), &hints, &found) == 0 && found) {
+    const int fd = ::socket(found->ai_family, SOCK_DGRAM, 0);
+    sockaddr_storage local{};
+    socklen_t size = sizeof local;
+    char text[INET6_ADDRSTRLEN] = {};
+    if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) == 0 &&
+        ::getnameinfo(reinterpret_cast<sockaddr*>(&local), size, text, sizeof text, nullptr, 0,
+                      NI_NUMERICHOST) == 0)
+      address = text;
+    if (fd >= 0) ::close(fd);
+    ::freeaddrinfo(found);
+  }
+  if (address.empty()) {
+    char host[256] = {};
+    address = ::gethostname(host, sizeof host - 1) == 0 ? host : "an unknown address";
+  }
+  return address;
+}
 
 inline void check_options(const init_options& o) {
   if (o.world_size < 1)
@@ -97,14 +130,18 @@ inline double seconds(std::chrono::milliseconds ms) {
   return std::chrono::duration<double>(ms).count();
 }
 
-/// Announce this rank in `store` and wait until every rank has (see the top of this file).
-inline void join(c10d::Store& store, const init_options& o, const std::string& where) {
+/// Announce this rank in `store` and wait until every rank has (see the top of this file);
+/// the ranks' addresses (local_address), by rank.
+inline std::vector<std::string> join(c10d::Store& store, const init_options& o,
+                                     const std::string& where) {
   const auto deadline = std::chrono::steady_clock::now() + o.join_timeout;
   if (store.add(join_key(o.rank), 1) > 1)
     throw error(fmt::format(
         "hookforge::distributed: rank {} joined {} twice: another process already runs as rank {} "
         "(give each process its own RANK in [0, {}))",
         o.rank, where, o.rank, o.world_size));
+  const auto mine = local_address(o);
+  store.set(address_key(o.rank), std::vector<std::uint8_t>(mine.begin(), mine.end()));
   const std::int64_t joined = store.add("hookforge/joined", 1);
   auto pause = std::chrono::milliseconds(1);
   for (std::int64_t count = joined; count < o.world_size;
@@ -127,6 +164,12 @@ inline void join(c10d::Store& store, const init_options& o, const std::string& w
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
+  std::vector<std::string> addresses;
+  for (int r = 0; r < o.world_size; ++r) {
+    const auto bytes = store.get(address_key(r));  // set before that rank counted itself
+    addresses.emplace_back(bytes.begin(), bytes.end());
+  }
+  return addresses;
 }
 
 #ifdef USE_C10D_GLOO
@@ -193,7 +236,7 @@ inline process_group init_with_store(c10::intrusive_ptr<c10d::Store> store, cons
   if (!store)
     throw std::invalid_argument("hookforge::distributed::init_with_store: the store is null");
   store->setTimeout(std::max<std::chrono::milliseconds>(o.join_timeout, std::chrono::seconds(1)));
-  detail::join(*store, o, where);
+  auto addresses = detail::join(*store, o, where);
   c10::intrusive_ptr<backend_type> backend;
   torch::Device device = torch::kCPU;
   try {
@@ -208,7 +251,8 @@ inline process_group init_with_store(c10::intrusive_ptr<c10d::Store> store, cons
         "hookforge::distributed: rank {} of {} could not set up the {} backend at {}: {}", o.rank,
         o.world_size, o.backend, where, detail::message_of(e)));
   }
-  return process_group(std::move(backend), std::move(store), o.timeout, device);
+  return process_group(std::move(backend), std::move(store), o.timeout, device,
+                       std::move(addresses));
 }
 
 /// Join the run through a c10d::FileStore at `path`, a file every rank can reach. Start from a

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/types.h>
 
 #include "hookforge/torch/compat.hpp"
@@ -89,9 +90,15 @@ class process_group {
   /// A distributed group over `backend`, whose ranks met through `store` (kept alive with it).
   /// `device` is where the backend's collectives run: the CPU for Gloo, this rank's GPU for
   /// NCCL; a tensor elsewhere (a CPU score under NCCL) is copied there and back.
+  /// `addresses`: each rank's machine, by rank, for messages that name a peer (init's).
   process_group(c10::intrusive_ptr<backend_type> backend, c10::intrusive_ptr<c10d::Store> store,
-                std::chrono::milliseconds timeout, torch::Device device = torch::kCPU)
-      : backend_(std::move(backend)), store_(std::move(store)), timeout_(timeout), device_(device) {
+                std::chrono::milliseconds timeout, torch::Device device = torch::kCPU,
+                std::vector<std::string> addresses = {})
+      : backend_(std::move(backend)),
+        store_(std::move(store)),
+        timeout_(timeout),
+        device_(device),
+        addresses_(std::move(addresses)) {
     if (!backend_)
       throw std::invalid_argument("hookforge::distributed::process_group: the backend is null");
     rank_ = backend_->getRank();
@@ -155,20 +162,37 @@ class process_group {
   const c10::intrusive_ptr<c10d::Store>& store() const noexcept { return store_; }
 
  private:
+  /// The other ranks, with their machines where known: "rank 1 at 10.0.0.6", "ranks 0 at
+  /// 10.0.0.5, 2 at 10.0.0.7".
+  std::string peers() const {
+    std::vector<std::string> named;
+    for (int r = 0; r < world_; ++r) {
+      if (r == rank_) continue;
+      if (named.size() == 8) {
+        named.push_back(fmt::format("{} more", world_ - 1 - 8));
+        break;
+      }
+      named.push_back(r < static_cast<int>(addresses_.size())
+                          ? fmt::format("{} at {}", r, addresses_[static_cast<std::size_t>(r)])
+                          : std::to_string(r));
+    }
+    return fmt::format("{} {}", world_ == 2 ? "rank" : "ranks", fmt::join(named, ", "));
+  }
+
   template <class Start>
   void run(const char* what, Start&& start) const {
     try {
       auto work = start();
       work->wait();
     } catch (const std::exception& e) {
-      throw error(
-          fmt::format("hookforge::distributed: {} failed on rank {} of {} ({}): {} — every rank "
-                      "must run the same collectives in "
-                      "the same order; a rank that stopped or took another path leaves the others "
-                      "waiting up to the "
-                      "timeout ({} s)",
-                      what, rank_, world_, backend_name(), detail::message_of(e),
-                      std::chrono::duration<double>(timeout_).count()));
+      throw error(fmt::format(
+          "hookforge::distributed: {} failed on rank {} of {} ({}) with {}: {} — every rank "
+          "must run the same collectives in "
+          "the same order; a rank that stopped or took another path leaves the others "
+          "waiting up to the "
+          "timeout ({} s)",
+          what, rank_, world_, backend_name(), peers(), detail::message_of(e),
+          std::chrono::duration<double>(timeout_).count()));
     }
   }
 
@@ -185,6 +209,7 @@ class process_group {
   c10::intrusive_ptr<c10d::Store> store_;
   std::chrono::milliseconds timeout_{0};
   torch::Device device_ = torch::kCPU;
+  std::vector<std::string> addresses_;  ///< each rank's machine (messages)
   int rank_ = 0;
   int world_ = 1;
 };
