@@ -290,14 +290,22 @@ HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
 
 // --- hooks -----------------------------------------------------------------------------------
 
-HOOKFORGE_REGISTER(runner_hook, BatchImageSaver,
-                   cfg::options<batch_image_saver_options>(
-                       cfg::field("out_dir", &batch_image_saver_options::out_dir, cfg::required),
-                       cfg::field("fields", &batch_image_saver_options::fields),
-                       cfg::field("batches", &batch_image_saver_options::batches),
-                       cfg::field("every", &batch_image_saver_options::every),
-                       cfg::field("max_images", &batch_image_saver_options::max_images),
-                       cfg::field("value_range", &batch_image_saver_options::value_range)));
+namespace {
+/// A program a config may name: a bare name, found through PATH as a shell would.
+bool program_name(const std::string& name) {
+  return !name.empty() && name.find('/') == std::string::npos;
+}
+}  // namespace
+
+HOOKFORGE_REGISTER(
+    runner_hook, BatchImageSaver,
+    cfg::options<batch_image_saver_options>(
+        cfg::field("out_dir", &batch_image_saver_options::out_dir, cfg::required).output_path(),
+        cfg::field("fields", &batch_image_saver_options::fields),
+        cfg::field("batches", &batch_image_saver_options::batches),
+        cfg::field("every", &batch_image_saver_options::every),
+        cfg::field("max_images", &batch_image_saver_options::max_images),
+        cfg::field("value_range", &batch_image_saver_options::value_range)));
 HOOKFORGE_REGISTER(training_hook, CheckInvalidLoss,
                    cfg::options<check_invalid_loss_options>(
                        cfg::field("interval", &check_invalid_loss_options::interval),
@@ -311,7 +319,7 @@ HOOKFORGE_REGISTER(
         cfg::field("save_begin", &checkpoint_saver_options::save_begin),
         cfg::field("save_best", &checkpoint_saver_options::save_best).naming(run::validation_score),
         cfg::field("rule", &checkpoint_saver_options::rule),
-        cfg::field("out_dir", &checkpoint_saver_options::out_dir),
+        cfg::field("out_dir", &checkpoint_saver_options::out_dir).output_path(),
         cfg::field("filename_tmpl", &checkpoint_saver_options::filename_tmpl),
         cfg::field("save_optimizer", &checkpoint_saver_options::save_optimizer),
         cfg::field("published_keys", &checkpoint_saver_options::published_keys)));
@@ -370,8 +378,8 @@ HOOKFORGE_REGISTER(
                                             .out_dir = std::move(out_dir),
                                             .stream = console ? &std::cout : nullptr});
     }),
-    cfg::arg<std::int64_t>("interval", 0), cfg::arg<std::filesystem::path>("out_dir", {}),
-    cfg::arg<bool>("console", true));
+    cfg::arg<std::int64_t>("interval", 0),
+    cfg::arg<std::filesystem::path>("out_dir", {}).output_path(), cfg::arg<bool>("console", true));
 HOOKFORGE_REGISTER(training_hook, LRWarmup,
                    cfg::options<lr_warmup_options>(
                        cfg::field("warmup_iters", &lr_warmup_options::warmup_iters, cfg::required),
@@ -380,13 +388,16 @@ HOOKFORGE_REGISTER(training_hook, LRWarmup,
 HOOKFORGE_REGISTER(trainer_hook, MetricsPlot,
                    cfg::options<metrics_plot_options>(
                        cfg::field("interval", &metrics_plot_options::interval),
-                       cfg::field("out_dir", &metrics_plot_options::out_dir),
+                       cfg::field("out_dir", &metrics_plot_options::out_dir).output_path(),
                        cfg::field("csv", &metrics_plot_options::csv),
                        cfg::field("filename", &metrics_plot_options::filename),
                        cfg::field("panels", &metrics_plot_options::panels),
                        cfg::field("width", &metrics_plot_options::width),
                        cfg::field("panel_height", &metrics_plot_options::panel_height),
-                       cfg::field("gnuplot", &metrics_plot_options::gnuplot),
+                       cfg::field("gnuplot", &metrics_plot_options::gnuplot)
+                           .check(program_name,
+                                  "the name of a program, looked up in PATH (a config names "
+                                  "no file to run: put the program in PATH)"),
                        cfg::field("timeout_seconds", &metrics_plot_options::timeout_seconds)));
 HOOKFORGE_REGISTER(runner_hook, ProgressBar,
                    cfg::factory([](std::int64_t refresh, bool force_terminal, int width,

@@ -31,6 +31,10 @@ options:
                      checkpoint); also --resume=CKPT
   --overwrite        discard the earlier run in the work directory and start anew (a
                      new run never writes over an earlier one's files otherwise)
+  --allow-outside-output
+                     let the config's output paths (a hook's out_dir) lead out of the
+                     work directory; without it, a relative one is taken under the work
+                     directory and one that leaves it is a config error
   --device DEVICE    cpu, cuda or auto (cuda when available); replaces system.device
   --nproc N          run N ranks on this machine (data-parallel, over 127.0.0.1): the
                      config is checked once, then N copies of this program train it, their
@@ -56,7 +60,7 @@ bool looks_like_config(std::string_view arg) {
 command_line parse_command_line(int argc, char** argv) {
   static constexpr std::string_view options[] = {
       "--set",    "--strict", "--check",         "--output", "--resume", "--overwrite",
-      "--device", "--list",   "--print-default", "--help",   "--nproc"};
+      "--device", "--list",   "--print-default", "--help",   "--nproc",  "--allow-outside-output"};
   command_line out;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -119,6 +123,8 @@ command_line parse_command_line(int argc, char** argv) {
       }
     } else if (name == "--overwrite") {
       flag(out.overwrite);
+    } else if (name == "--allow-outside-output") {
+      flag(out.paths_outside_output);
     } else if (name == "--strict") {
       flag(out.strict);
     } else if (name == "--check") {

@@ -198,10 +198,11 @@ std::string closing_line(const fit_result& r, double seconds) {
 
 /// What hookforge-run says after a signal stopped it: the epochs done, the checkpoint that
 /// --resume continues from (or that there is none).
-std::string stopped_line(int signal, std::int64_t epochs, const std::filesystem::path& work_dir) {
+std::string stopped_line(int signal, std::int64_t epochs,
+                         const std::filesystem::path& checkpoint_dir) {
   std::string saved = "no checkpoint was written: a new run starts over";
   try {
-    if (auto last = latest_checkpoint(work_dir))
+    if (auto last = latest_checkpoint(checkpoint_dir))
       saved = fmt::format("--resume continues from {}", last->string());
   } catch (const std::exception& e) {
     saved = e.what();
@@ -354,8 +355,11 @@ int run_main(int argc, char** argv) {
         if (!system_value) doc.set("system={}");
         doc.set("system.work_dir=" + yaml_quoted(*work_dir));
       }
-      b = std::make_unique<cfg::builder>(std::move(doc),
-                                         cfg::build_options{.strict = cli.strict, .rank = rank});
+      b = std::make_unique<cfg::builder>(
+          std::move(doc), cfg::build_options{.strict = cli.strict,
+                                             .rank = rank,
+                                             .output_dir = work_dir.value_or(std::string()),
+                                             .paths_outside_output = cli.paths_outside_output});
       system = read_system(*b);
       distributed = read_distributed(*b);
       if (world_size > 1) detail::set_up_data_parallel(distributed);
@@ -411,6 +415,7 @@ int run_main(int argc, char** argv) {
     if (auto failed = build()) return *failed;
   }
   const auto& work_dir = settings().work_dir;
+  const auto checkpoint_dir = trainer->checkpoint_dir();
   if (cli.check) {
     fmt::print("{}: the config builds (device {}, work_dir {})\n\n",
                cli.config ? *cli.config : std::string(embedded_name), settings().device.str(),
@@ -439,8 +444,8 @@ int run_main(int argc, char** argv) {
     if (auto* busy = std::get_if<std::string>(&taken)) return refusal(*busy);
     lock.emplace(std::move(std::get<detail::output_lock>(taken)));
     if (!(cli.resume && (cli.resume_path || std::filesystem::exists(std::filesystem::symlink_status(
-                                                work_dir / "last_checkpoint")))))
-      if (auto problem = detail::claim_work_dir(work_dir, mode, written_by_run)) {
+                                                checkpoint_dir / "last_checkpoint")))))
+      if (auto problem = detail::claim_work_dir(work_dir, mode, written_by_run, checkpoint_dir)) {
         if (!written_by_run) lock->remove(work_dir);
         return refusal(*problem);
       }
@@ -451,8 +456,8 @@ int run_main(int argc, char** argv) {
   std::optional<std::filesystem::path> from;
   if (cli.resume) {
     try {
-      from =
-          cli.resume_path ? std::filesystem::path(*cli.resume_path) : latest_checkpoint(work_dir);
+      from = cli.resume_path ? std::filesystem::path(*cli.resume_path)
+                             : latest_checkpoint(checkpoint_dir);
     } catch (const std::runtime_error& e) {
       return refusal(fmt::format("--resume: {}", e.what()));
     }
@@ -474,7 +479,7 @@ int run_main(int argc, char** argv) {
     if (!from) {
       if (speaks)
         fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n",
-                   work_dir.string());
+                   checkpoint_dir.string());
     } else {
       try {
         trainer->load_checkpoint(*from);
@@ -512,7 +517,7 @@ int run_main(int argc, char** argv) {
   std::fflush(stdout);
   if (const int signal = stopper.received()) {
     if (speaks)
-      fmt::print(stderr, "{}\n", stopped_line(signal, trainer->completed_epochs(), work_dir));
+      fmt::print(stderr, "{}\n", stopped_line(signal, trainer->completed_epochs(), checkpoint_dir));
     return 128 + signal;
   }
   return 0;

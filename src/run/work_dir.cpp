@@ -81,8 +81,8 @@ std::optional<std::string> prepare_work_dir(const fs::path& dir) {
   return std::nullopt;
 }
 
-std::optional<std::string> claim_work_dir(const fs::path& dir, start_mode mode,
-                                          bool written_by_run) {
+std::optional<std::string> claim_work_dir(const fs::path& dir, start_mode mode, bool written_by_run,
+                                          const fs::path& checkpoints) {
   const auto names = entries_of(dir);
   if (names.empty()) return std::nullopt;
   const auto foreign = [&] {
@@ -112,14 +112,15 @@ std::optional<std::string> claim_work_dir(const fs::path& dir, start_mode mode,
     case start_mode::resume: {
       // Called where there is no last_checkpoint: a new run starts here unless that would
       // replace checkpoints.
-      std::vector<std::string> checkpoints;
-      for (const auto& name : names)
-        if (name.ends_with(".pt")) checkpoints.push_back(name);
-      if (checkpoints.empty()) return std::nullopt;
+      std::vector<std::string> found;
+      for (const auto& name : entries_of(checkpoints))
+        if (name.ends_with(".pt")) found.push_back(name);
+      if (found.empty()) return std::nullopt;
       return fmt::format(
-          "--resume: the output directory '{}' holds checkpoints ({}) but no last_checkpoint: "
-          "--resume CKPT names the one to continue from, --overwrite discards them",
-          dir.string(), some_of(checkpoints));
+          "--resume: the {} '{}' holds checkpoints ({}) but no last_checkpoint: --resume CKPT "
+          "names the one to continue from, --overwrite discards them",
+          checkpoints == dir ? "output directory" : "checkpoint folder", checkpoints.string(),
+          some_of(found));
     }
   }
   return std::nullopt;

@@ -29,8 +29,10 @@ std::optional<std::string> prepare_work_dir(const std::filesystem::path& dir);
 /// nullopt. `written_by_run`: the lock file was in `dir` before this run, so a hookforge-run
 /// wrote there. --overwrite empties a run's directory (but for the lock) here; it refuses a
 /// directory no run wrote. A fresh run refuses a directory that holds files; --resume
-/// without last_checkpoint refuses one that holds checkpoints (*.pt).
+/// without last_checkpoint refuses one whose `checkpoints` folder (the CheckpointSaver's
+/// out_dir, `dir` by default) holds checkpoints (*.pt).
 std::optional<std::string> claim_work_dir(const std::filesystem::path& dir, start_mode mode,
-                                          bool written_by_run);
+                                          bool written_by_run,
+                                          const std::filesystem::path& checkpoints);
 
 }  // namespace hookforge::run::detail

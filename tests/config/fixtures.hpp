@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -194,8 +195,9 @@ struct clip_options {
   std::vector<std::string> groups{};
   std::optional<double> cap{};
   bool enabled = true;
-  std::string watch = "";  ///< names a score, known only once built (field_spec::naming)
-  double limit = 1;        ///< may be .inf (field_spec::allowing_infinity)
+  std::string watch = "";          ///< names a score, known only once built (field_spec::naming)
+  double limit = 1;                ///< may be .inf (field_spec::allowing_infinity)
+  std::filesystem::path out = {};  ///< written to (field_spec::output_path)
 };
 struct Clip {
   clip_options options;
@@ -233,6 +235,15 @@ struct Recorder {
            std::map<std::string, double> w, std::optional<int> m)
       : big(b), small(s), ratio(r), flag(f), sizes(std::move(z)), weights(std::move(w)), maybe(m) {}
   void step(auto& ctx) { ctx.log.push_back("rec"); }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
+};
+
+/// A hook with a constructor argument that is a path it writes to (arg::output_path).
+struct Writer {
+  std::filesystem::path dir;
+  explicit Writer(std::filesystem::path d) : dir(std::move(d)) {}
+  void step(auto& ctx) { ctx.log.push_back("write"); }
   static constexpr auto bindings =
       hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
 };

@@ -37,7 +37,9 @@ HOOKFORGE_REGISTER(
                                cfg::field("cap", &clip_options::cap),
                                cfg::field("enabled", &clip_options::enabled),
                                cfg::field("watch", &clip_options::watch).naming("a test score"),
-                               cfg::field("limit", &clip_options::limit).allowing_infinity()));
+                               cfg::field("limit", &clip_options::limit).allowing_infinity(),
+                               cfg::field("out", &clip_options::out).output_path()));
+HOOKFORGE_REGISTER(test_hook, Writer, cfg::arg<std::filesystem::path>("dir", "logs").output_path());
 HOOKFORGE_REGISTER(test_hook, Recorder, cfg::arg<std::int64_t>("big", 0),
                    cfg::arg<std::uint8_t>("small", 0), cfg::arg<float>("ratio", 1.0f),
                    cfg::arg<bool>("flag", false), cfg::arg<std::vector<int>>("sizes", {}),

@@ -3,8 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <fmt/core.h>
+#include <unistd.h>
 
 #include "helpers.hpp"
 
@@ -37,11 +41,16 @@ TEST_CASE("registries list their kinds, entries and parameters", "[config][regis
 
   const auto* clip = cfg::registry<cfg::hook_handle>::instance().find("Clip");
   REQUIRE(clip);
-  REQUIRE(clip->params.size() == 7);
+  REQUIRE(clip->params.size() == 8);
   CHECK(clip->params[0].required);
   CHECK(clip->params[1].fallback == "2");
   CHECK(clip->params[2].type == "a list of string");
   CHECK(clip->params[3].type == "a number or null");
+  CHECK(clip->params[7].type == "a path in the work directory");
+  const auto* writer = cfg::registry<cfg::hook_handle>::instance().find("Writer");
+  REQUIRE(writer);
+  CHECK(writer->params[0].type == "a path in the work directory");
+  CHECK(writer->params[0].fallback == "\"logs\"");
 
   const auto* recorder = cfg::registry<cfg::hook_handle>::instance().find("Recorder");
   REQUIRE(recorder);
@@ -287,6 +296,52 @@ train: {_target: TrainRunner, params: {hooks: ["${ref:hooks.clip}"]}}
   CHECK(noted[0].name == "psnr");
   CHECK(noted[0].key == "hooks.clip.params.watch");
   CHECK(noted[0].where.line == 3);
+}
+
+TEST_CASE("an output path is taken under the output directory and kept inside it",
+          "[config][params]") {
+  namespace fs = std::filesystem;
+  const auto root = fs::temp_directory_path() / fmt::format("hf-output-path-{}", ::getpid());
+  fs::remove_all(root);
+  fs::create_directories(root / "run");
+  fs::create_directories(root / "elsewhere");
+  fs::create_directory_symlink(root / "elsewhere", root / "run" / "link");
+  const auto run = root / "run";
+  const hookforge::config::build_options inside{.output_dir = run};
+  const auto text = [](std::string clip_out, std::string writer_dir) {
+    return "hooks:\n  clip: {_target: Clip, params: {max_norm: 1, out: " + clip_out +
+           "}}\n  writer: {_target: Writer, params: {dir: " + writer_dir +
+           "}}\ntrain: {_target: TrainRunner, params: {hooks: [\"${ref:hooks.clip}\", "
+           "\"${ref:hooks.writer}\"]}}\n";
+  };
+  auto r = build_text(text("ckpt/./best", "a/../logs"), {}, inside);
+  CHECK(hook_object<Clip>(r, "hooks.clip")->options.out == run / "ckpt" / "best");
+  CHECK(hook_object<cfg_fixtures::Writer>(r, "hooks.writer")->dir == run / "logs");
+  auto absolute = build_text(text((run / "abs").string(), "x"), {}, inside);
+  CHECK(hook_object<Clip>(absolute, "hooks.clip")->options.out == run / "abs");
+
+  const auto refused = [&](std::string clip_out, std::string writer_dir, std::string key) {
+    const auto message = error_of(text(clip_out, writer_dir), {}, inside);
+    INFO(message);
+    CHECK(message.find(key + ": expected a path inside the run's output directory '" +
+                       run.string() + "'") != std::string::npos);
+    CHECK(message.find("--allow-outside-output") != std::string::npos);
+    CHECK(message.find("outside it") != std::string::npos);
+  };
+  refused("../elsewhere", "logs", "hooks.clip.params.out");
+  refused("/tmp", "logs", "hooks.clip.params.out");
+  refused("ok", "link/logs", "hooks.writer.params.dir");  // a symlink that leads out
+  refused("ok", "../run2", "hooks.writer.params.dir");
+
+  auto allowed = build_text(text("/tmp", "../elsewhere"), {},
+                            {.output_dir = run, .paths_outside_output = true});
+  CHECK(hook_object<Clip>(allowed, "hooks.clip")->options.out == "/tmp");
+  CHECK(hook_object<cfg_fixtures::Writer>(allowed, "hooks.writer")->dir == root / "elsewhere");
+  auto unplaced = build_text(text("../x", "/tmp"));  // no output directory: as written
+  CHECK(hook_object<Clip>(unplaced, "hooks.clip")->options.out == "../x");
+  auto fallback = build_text(text("\"\"", "\"\""), {}, inside);  // empty: the class's place
+  CHECK(hook_object<Clip>(fallback, "hooks.clip")->options.out.empty());
+  fs::remove_all(root);
 }
 
 TEST_CASE("set overrides (--set) parameters and is located when wrong", "[config][set]") {

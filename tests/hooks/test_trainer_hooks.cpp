@@ -247,7 +247,11 @@ TEST_CASE("wrong parameters are errors at construction, naming hook and paramete
 
   auto plot = [](metrics_plot_options o) { MetricsPlot p(std::move(o)); };
   CHECK_THROWS_WITH(plot({.interval = -1}), Contains("MetricsPlot: interval must be >= 0"));
-  CHECK_THROWS_WITH(plot({.csv = ""}), Contains("MetricsPlot: csv must name a file"));
+  CHECK_THROWS_WITH(plot({.csv = ""}), Contains("MetricsPlot: csv must be a file name"));
+  CHECK_THROWS_WITH(plot({.csv = "../../etc/passwd"}),
+                    Contains("MetricsPlot: csv must be a file name in out_dir (no '/')"));
+  CHECK_THROWS_WITH(plot({.filename = ".."}),
+                    Contains("MetricsPlot: filename must be a file name"));
   CHECK_THROWS_WITH(plot({.panels = {}}),
                     Contains("MetricsPlot: panels must name at least one word"));
   CHECK_THROWS_WITH(plot({.panels = {"loss", ""}}), Contains("MetricsPlot: panels must be words"));

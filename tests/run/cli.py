@@ -27,6 +27,13 @@
                                                refusals exit 2 naming the file, --overwrite, runs/<config>-2
   cli.py lock     BIN CONFIG [nproc]           a second run into a running run's directory exits 2
                                                naming its pid; a killed run leaves no stale lock
+  cli.py paths    BIN CONFIG                   a hook's out_dir is taken under --output; one leading
+                                               out of it (a symlink too) exits 2 unless
+                                               --allow-outside-output; --resume finds the checkpoints
+  cli.py two-hosts BIN                         ranks in two network namespaces joined by a veth pair:
+                                               the 1-host 2-rank scores bit for bit; the link cut mid-
+                                               run ends both within the timeout naming the peer, and
+                                               --resume ends as a straight run (exit 77: no namespaces)
 Each prints what it checked and exits 1 on the first failure.
 """
 import json
@@ -933,6 +940,187 @@ def cmd_lock(binary, config, nproc):
               f"its ranks ran under the launcher's lock")
 
 
+def cmd_paths(binary, config):
+    """Where a run's files go: a relative out_dir is under --output (not the current directory),
+    and --resume finds the checkpoints there; an out_dir through a symlink planted in the output
+    directory that leads out of it is refused at --check, exit 2, nothing written out there;
+    --allow-outside-output lets an absolute one be written."""
+    def hooks(saver_dir, logger_dir="logs"):
+        return ["--set", "trainer.params.hooks=[{_target: LossLogger, params: {console: false, "
+                f"out_dir: '{logger_dir}'}}}}, {{_target: CheckpointSaver, params: {{out_dir: '{saver_dir}'}}}}]"]
+    epochs = lambda n: ["--set", f"trainer.params.epochs={n}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        p = run(binary, [config, "--output", out] + hooks("ckpt") + epochs(2), cwd=tmp)
+        if p.returncode != 0:
+            fail(f"a run with out_dirs under --output: exit {p.returncode}: {p.stderr[-600:]}")
+        for f in ("ckpt/epoch_2.pt", "ckpt/last_checkpoint", "logs/metrics.csv"):
+            if not os.path.isfile(os.path.join(out, f)):
+                fail(f"out_dir relative to --output: no {f} in {out}: {sorted(os.listdir(out))}")
+        if sorted(os.listdir(tmp)) != ["out"]:
+            fail(f"a relative out_dir wrote into the current directory: {sorted(os.listdir(tmp))}")
+        p = run(binary, [config, "--output", out, "--resume"] + hooks("ckpt") + epochs(3), cwd=tmp)
+        if p.returncode != 0 or "resumed from" not in p.stdout or "(2 epochs done)" not in p.stdout:
+            fail(f"--resume with the checkpoints in out_dir ckpt: exit {p.returncode}: "
+                 f"{p.stdout[-400:]} {p.stderr[-400:]}")
+        if not os.path.isfile(os.path.join(out, "ckpt", "epoch_3.pt")):
+            fail("--resume did not go on writing into ckpt/")
+        print("a relative out_dir is under --output; --resume finds its checkpoints")
+
+        planted = os.path.join(tmp, "planted")
+        elsewhere = os.path.join(tmp, "elsewhere")
+        os.makedirs(planted)
+        os.makedirs(elsewhere)
+        os.symlink(elsewhere, os.path.join(planted, "link"))
+        for args, key in ((hooks("link/ckpt"), "hooks[1].params.out_dir"),
+                          (hooks("ckpt", "../logs"), "hooks[0].params.out_dir"),
+                          (hooks(elsewhere), "hooks[1].params.out_dir")):
+            for check in ([], ["--check"]):
+                p = run(binary, [config, "--output", planted] + args + epochs(1) + check, cwd=tmp)
+                if (p.returncode != 2 or f"{key}: expected a path inside the run's output directory"
+                        not in p.stderr or "outside it" not in p.stderr):
+                    fail(f"{args[1]}: exit {p.returncode}, expected 2 at {key}: {p.stderr[-600:]}")
+        if os.listdir(elsewhere) or sorted(os.listdir(planted)) != ["link"]:
+            fail(f"a refused run wrote: {os.listdir(elsewhere)}, {os.listdir(planted)}")
+        print("an out_dir leading out of --output (a symlink, '..', an absolute path) exits 2")
+
+        allowed = os.path.join(tmp, "allowed")
+        p = run(binary, [config, "--output", os.path.join(tmp, "out3"), "--allow-outside-output"]
+                + hooks(allowed) + epochs(1), cwd=tmp)
+        if p.returncode != 0 or not os.path.isfile(os.path.join(allowed, "epoch_1.pt")):
+            fail(f"--allow-outside-output: exit {p.returncode}: {p.stderr[-600:]}")
+        print("--allow-outside-output writes where the config says")
+
+
+class TwoHosts:
+    """Two network namespaces joined by a veth pair, as two machines: host 0 at 10.231.N.1,
+    host 1 at 10.231.N.2 (N from the pid; addresses inside the namespaces only). Removed on exit."""
+
+    def __init__(self):
+        tag = os.getpid() % 100000
+        self.names = [f"hf{tag}h0", f"hf{tag}h1"]
+        self.links = [f"hf{tag}v0", f"hf{tag}v1"]
+        net = 1 + os.getpid() % 250
+        self.addresses = [f"10.231.{net}.1", f"10.231.{net}.2"]
+
+    def ip(self, *args):
+        p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
+        if p.returncode != 0:
+            raise OSError(f"ip {' '.join(args)}: {p.stderr.strip()}")
+
+    def __enter__(self):
+        try:
+            for n in self.names:
+                self.ip("netns", "add", n)
+            self.ip("link", "add", self.links[0], "type", "veth", "peer", "name", self.links[1])
+            for n, link, address in zip(self.names, self.links, self.addresses):
+                self.ip("link", "set", link, "netns", n)
+                self.ip("-n", n, "addr", "add", address + "/24", "dev", link)
+                self.ip("-n", n, "link", "set", link, "up")
+                self.ip("-n", n, "link", "set", "lo", "up")
+        except (OSError, FileNotFoundError) as e:
+            self.__exit__(None, None, None)
+            print(f"SKIP: cannot make two network namespaces here ({e}); two-host run not tested")
+            sys.exit(77)
+        return self
+
+    def __exit__(self, *_):
+        for n in self.names:
+            subprocess.run(["ip", "netns", "del", n], capture_output=True)
+
+    def link(self, up):
+        self.ip("-n", self.names[0], "link", "set", self.links[0], "up" if up else "down")
+
+    def start(self, binary, args, port, logs):
+        """Rank r on host r: WORLD_SIZE=2, MASTER_ADDR host 0, Gloo on the veth."""
+        procs = []
+        for rank in (0, 1):
+            env = {"WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": "0", "MASTER_ADDR": self.addresses[0],
+                   "MASTER_PORT": str(port), "GLOO_SOCKET_IFNAME": self.links[rank], "OMP_NUM_THREADS": "1"}
+            command = ["ip", "netns", "exec", self.names[rank], "env"] + [f"{k}={v}" for k, v in env.items()]
+            log = open(f"{logs}.rank{rank}", "w+")
+            procs.append((subprocess.Popen(command + [binary] + args, stdout=log, stderr=subprocess.STDOUT), log))
+        return procs
+
+
+def finish(procs, timeout):
+    """Wait for both ranks (killing them past `timeout` s): their exit codes and output."""
+    codes, texts = [], []
+    deadline = time.time() + timeout
+    for proc, log in procs:
+        try:
+            proc.wait(timeout=max(1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.seek(0)
+        codes.append(proc.returncode)
+        texts.append(log.read())
+        log.close()
+    return codes, texts
+
+
+def cmd_two_hosts(binary):
+    """(e) Two hosts for real: one rank in each of two network namespaces, over a veth pair.
+    Their run equals the 1-host 2-rank run (--nproc 2) bit for bit; the link cut in the middle
+    of a run (after its first checkpoint) ends both ranks within distributed.timeout (10 s) plus
+    a margin, exit 1, each naming the peer and its address; with the link back, --resume on both
+    ends with the straight run's scores, bit for bit."""
+    args = SHRUNK + ["--set", "trainer.params.epochs=4", "--set", "loaders.train.params.batch_size=8",
+                     "--set", "distributed={timeout: 10}"]
+    port = 20000 + os.getpid() % 20000
+    with tempfile.TemporaryDirectory() as tmp, TwoHosts() as hosts:
+        straight = os.path.join(tmp, "straight")
+        p = run(binary, ["--nproc", "2"] + args + ["--output", straight], timeout=300)
+        if p.returncode != 0:
+            fail(f"the 1-host 2-rank run: exit {p.returncode}: {p.stderr[-800:]}")
+        expected = epoch_rows(straight)
+        scores = lambda text: closing(text).split("final: ", 1)[1].rsplit("|", 1)[0]  # not the time
+        final_expected = scores(p.stdout)
+
+        # Both hosts see one file system, as machines with a shared work directory do.
+        two = os.path.join(tmp, "two")
+        codes, texts = finish(hosts.start(binary, args + ["--output", two], port, os.path.join(tmp, "two")), 300)
+        if codes != [0, 0]:
+            fail(f"the 2-host run: exit codes {codes}: {texts[0][-800:]}\n{texts[1][-800:]}")
+        if epoch_rows(two) != expected or scores(texts[0]) != final_expected:
+            fail(f"the 2-host run's scores differ from the 1-host 2-rank run's:\n{epoch_rows(two)}\n{expected}")
+        print(f"2 hosts ({hosts.addresses[0]}, {hosts.addresses[1]}), one rank each: the 1-host 2-rank "
+              f"scores, bit for bit: {final_expected}")
+
+        cut = os.path.join(tmp, "cut")
+        procs = hosts.start(binary, args + ["--output", cut], port + 1, os.path.join(tmp, "cut"))
+        deadline = time.time() + 120
+        while not os.path.exists(os.path.join(cut, "last_checkpoint")) and time.time() < deadline:
+            time.sleep(0.005)
+        if any(proc.poll() is not None for proc, _ in procs):
+            fail("a rank ended before the link was cut")
+        hosts.link(False)
+        cut_at = time.time()
+        codes, texts = finish(procs, 60)
+        took = time.time() - cut_at
+        hosts.link(True)
+        if codes != [1, 1]:
+            fail(f"the link cut: exit codes {codes}, expected [1, 1]: {texts[0][-600:]}\n{texts[1][-600:]}")
+        if took > 10 + 15:
+            fail(f"the link cut: the ranks took {took:.1f} s to end, more than the 10 s timeout and a margin")
+        for rank in (0, 1):
+            peer = 1 - rank
+            said = f"failed on rank {rank} of 2 (gloo) with rank {peer} at {hosts.addresses[peer]}"
+            if said not in texts[rank]:
+                fail(f"rank {rank} after the cut did not say '{said}': {texts[rank][-800:]}")
+        line = [l for l in texts[0].split("\n") if "failed on rank 0" in l][0]
+        print(f"the link cut after the first checkpoint: both ranks exit 1 within {took:.1f} s: {line[:160]}...")
+
+        codes, texts = finish(hosts.start(binary, args + ["--output", cut, "--resume"], port + 2,
+                                          os.path.join(tmp, "resumed")), 300)
+        if codes != [0, 0] or "resumed from" not in texts[0]:
+            fail(f"--resume after the cut: exit codes {codes}: {texts[0][-800:]}\n{texts[1][-800:]}")
+        if epoch_rows(cut) != expected or scores(texts[0]) != final_expected:
+            fail(f"the resumed 2-host run's scores differ from the straight run's:\n{epoch_rows(cut)}\n{expected}")
+        print("--resume on both hosts with the link back: the straight run's scores, bit for bit")
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -966,6 +1154,10 @@ def main(argv):
         cmd_nproc_kill(binary, int(rest[0]) if rest else 0)
     elif command == "overwrite":
         cmd_overwrite(binary, rest[0])
+    elif command == "two-hosts":
+        cmd_two_hosts(binary)
+    elif command == "paths":
+        cmd_paths(binary, rest[0])
     elif command == "lock":
         cmd_lock(binary, rest[0], len(rest) > 1 and rest[1] == "nproc")
     elif command == "signals":

@@ -19,6 +19,8 @@
 #include "hookforge/torch/losses/weighted_sum.hpp"
 #include "hookforge/torch/metrics/psnr.hpp"
 #include "hookforge/torch/models/espcn.hpp"
+#include "hookforge/torch/models/mlp.hpp"
+#include "hookforge/torch/models/patch_discriminator.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -184,6 +186,29 @@ TEST_CASE("ESPCN: [N, C, H, W] -> [N, C, sH, sW], residual adds bicubic, options
     CHECK(error({.channels = 0}) == "ESPCN: channels must be >= 1, got 0");
     CHECK(error({.features = 1}) == "ESPCN: features must be >= 2, got 1");
   }
+}
+
+TEST_CASE("parameter_count() of a model's options is the built model's, without building it",
+          "[sr][models]") {
+  const auto count = [](const torch::nn::Module& m) {
+    double n = 0;
+    for (const auto& p : m.parameters()) n += static_cast<double>(p.numel());
+    return n;
+  };
+  for (const auto& o : {espcn_options{}, espcn_options{.scale = 3, .channels = 3, .features = 9},
+                        espcn_options{.scale = 4, .features = 2, .residual = true}})
+    CHECK(o.parameter_count() == count(*ESPCN(o)));
+  for (const auto& o : {mlp_options{}, mlp_options{.in_features = 3, .hidden = {}},
+                        mlp_options{.in_features = 2, .hidden = {5, 7, 1}, .out_features = 4}})
+    CHECK(o.parameter_count() == count(*MLP(o)));
+  for (const auto& o : {patch_discriminator_options{},
+                        patch_discriminator_options{.channels = 3, .features = 100, .layers = 5},
+                        patch_discriminator_options{.features = 600, .layers = 4},
+                        patch_discriminator_options{.features = 512, .layers = 1}})
+    CHECK(o.parameter_count() == count(*PatchDiscriminator(o)));
+  // What a config may ask for, counted without overflow or a loop per layer.
+  CHECK(mlp_options{.hidden = {1LL << 40, 1LL << 40}}.parameter_count() > 1e24);
+  CHECK(patch_discriminator_options{.layers = 1LL << 40}.parameter_count() > 1e18);
 }
 
 TEST_CASE("L1Loss, MSELoss, CharbonnierLoss: the means written out", "[sr][losses]") {

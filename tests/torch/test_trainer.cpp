@@ -2,6 +2,8 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <new>
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -301,6 +303,59 @@ TEST_CASE("a stop_token's request ends the run after the epoch it came in, seen 
   auto again = trainer.fit(data, data, mse);
   CHECK(again.completed_epochs == 3);
   CHECK(again.stop_reason == "stop requested");
+}
+
+namespace {
+/// Asks for 2^48 bytes (more than a process's address space) in epoch `at_epoch`.
+struct AllocateTooMuch {
+  std::int64_t at_epoch;
+  void step(TrainingContext& ctx) {
+    if (ctx.epoch == at_epoch) (void)torch::empty({std::int64_t{1} << 46});
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
+};
+/// Throws `Error` at on_trainer_epoch_finished.
+template <class Error>
+struct ThrowAtEpochEnd {
+  void end(TrainerContext&) { throw Error("not a memory failure"); }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(end, pts::on_trainer_epoch_finished));
+};
+struct BadAllocAtEpochEnd {
+  void end(TrainerContext&) { throw std::bad_alloc(); }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(end, pts::on_trainer_epoch_finished));
+};
+}  // namespace
+
+TEST_CASE("a memory failure names the part of the run and the epoch", "[trainer][errors]") {
+  auto data = regression_data(3, 4);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.1);
+  ValidationEpochRunner val(inference_options{});
+  {
+    TrainingEpochRunner train(sgd, {}, AllocateTooMuch{1});
+    Trainer trainer(model, train, val, {.epochs = 3});
+    const auto what = error_of<out_of_memory>([&] { trainer.fit(data, data, mse); });
+    INFO(what);
+    CHECK(what.starts_with("out of memory in the training runner during epoch 2 of 3: "));
+    CHECK(what.find("281474976710656 bytes") != std::string::npos);  // LibTorch's message
+    CHECK(trainer.completed_epochs() == 1);
+  }
+  {
+    TrainingEpochRunner train(sgd, {});
+    Trainer trainer(model, train, val, {.epochs = 2}, BadAllocAtEpochEnd{});
+    CHECK(error_of<out_of_memory>([&] { trainer.fit(data, data, mse); }) ==
+          "out of memory in the trainer's hooks at on_trainer_epoch_finished during epoch 1 of "
+          "2: std::bad_alloc (the allocation failed)");
+  }
+  {  // other errors pass as they are
+    TrainingEpochRunner train(sgd, {});
+    Trainer trainer(model, train, val, {.epochs = 2}, ThrowAtEpochEnd<std::runtime_error>{});
+    CHECK(error_of<std::runtime_error>([&] { trainer.fit(data, data, mse); }) ==
+          "not a memory failure");
+  }
 }
 
 TEST_CASE("bad use is reported clearly", "[trainer][errors]") {

@@ -14,8 +14,10 @@
 
 #include <any>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -29,6 +31,7 @@
 #include "hookforge/config/document.hpp"
 #include "hookforge/config/error.hpp"
 #include "hookforge/config/keys.hpp"
+#include "hookforge/config/output_path.hpp"
 #include "hookforge/config/registry.hpp"
 
 namespace hookforge::config {
@@ -51,6 +54,12 @@ struct build_options {
   /// entry's `rank_zero_only:`) is attached with every handler disabled: it keeps its state
   /// key (checkpoints agree) and does nothing (config/hooks.hpp).
   int rank = 0;
+  /// The run's output directory: a parameter marked output_path that is relative is placed
+  /// under it, and one that leads out of it is a config_error (config/output_path.hpp).
+  /// Empty: output paths are taken as written.
+  std::filesystem::path output_dir{};
+  /// Output paths may lead out of output_dir (hookforge-run --allow-outside-output).
+  bool paths_outside_output = false;
 };
 
 /// A value that names something known only once everything is built (a validation score
@@ -78,6 +87,25 @@ class builder {
   void note_name(named_reference r) { named_.push_back(std::move(r)); }
   /// The values noted so far, in the order they were read.
   const std::vector<named_reference>& named_references() const { return named_; }
+
+  /// Where the output path `written` (read from `v`) goes: under options().output_dir, and
+  /// refused at `v` when it leads out of it and the options do not allow that. An empty
+  /// path stays empty (the class's own default place).
+  std::filesystem::path output_path(const value& v, const std::filesystem::path& written) const {
+    if (written.empty() || options_.output_dir.empty()) return written;
+    auto placed = place_under(options_.output_dir, written);
+    if (!options_.paths_outside_output && !stays_inside(options_.output_dir, placed))
+      throw config_error(
+          v.where(), v.key(),
+          fmt::format("a path inside the run's output directory '{}' (a relative path is taken "
+                      "under it; hookforge-run --allow-outside-output lets a config write "
+                      "elsewhere)",
+                      options_.output_dir.string()),
+          fmt::format(
+              "'{}', which leads to '{}', outside it", written.string(),
+              std::filesystem::weakly_canonical(std::filesystem::absolute(placed)).string()));
+    return placed;
+  }
 
   /// The value at dotted `path` (throws config_error when there is none).
   value at(std::string_view path) const { return doc_->at(path); }
@@ -198,6 +226,14 @@ class builder {
       return found->build(*this, entry);
     } catch (const config_error&) {
       throw;
+    } catch (const std::bad_alloc&) {
+      // Memory ran out while the class allocated what its parameters ask for.
+      auto params = entry.find("params");
+      const value& at = params ? *params : entry;
+      throw config_error(
+          at.where(), at.key(),
+          fmt::format("parameters of {} that fit in this machine's memory", found->name),
+          "parameters whose allocation failed while it was built (std::bad_alloc)");
     } catch (const std::exception& e) {
       // The class refused its parameters (std::invalid_argument "<Hook>: <param> must be ...").
       auto params = entry.find("params");

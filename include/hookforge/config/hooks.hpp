@@ -308,6 +308,14 @@ class hook_handle {
   /// Whether this hook acts on rank 0 only (its entry's rank_zero_only, or its class's default).
   bool rank_zero_only() const { return rank_zero_only_; }
 
+  /// The hook itself when it is an H (whatever filter wraps it), else nullptr: what a
+  /// program asks of the hooks it was given (hookforge-run: the CheckpointSaver's folder).
+  template <class H>
+  std::shared_ptr<H> instance_of() const {
+    if (type_ != &detail::hook_type_of<H>()) return nullptr;
+    return std::static_pointer_cast<H>(instance_);
+  }
+
  private:
   friend struct kind_traits<hook_handle>;
 
@@ -330,6 +338,7 @@ class hook_handle {
   }
 
   std::shared_ptr<void> object_;
+  std::shared_ptr<void> instance_;  ///< the hook object, unwrapped
   const detail::hook_type* type_ = nullptr;
   bool filtered_ = false;
   bool rank_zero_only_ = false;
@@ -360,6 +369,7 @@ struct kind_traits<hook_handle> {
     if (auto r = entry.find("rank_zero_only")) h.rank_zero_only_ = b.read<bool>(*r);
     h.silenced_ = h.rank_zero_only_ && b.options().rank != 0;
     read_bindings(b, entry, params, h);
+    h.instance_ = object;
     h.object_ = std::move(object);
     if (auto filter = read_filter(b, entry)) {
       h.object_ = h.type_->filter(std::move(h.object_), std::move(*filter));
@@ -462,11 +472,21 @@ struct hook_list {
     any_hook<context> hook;
     location where;
     std::string key;
+    hook_handle built;  ///< what the entry built
   };
   std::vector<item> items;
 
   std::size_t size() const { return items.size(); }
   bool empty() const { return items.empty(); }
+
+  /// The listed hooks that are H, in order (hook_handle::instance_of).
+  template <class H>
+  std::vector<std::shared_ptr<H>> instances_of() const {
+    std::vector<std::shared_ptr<H>> found;
+    for (const auto& i : items)
+      if (auto h = i.built.template instance_of<H>()) found.push_back(std::move(h));
+    return found;
+  }
 };
 
 template <class Runner>
@@ -483,7 +503,7 @@ struct value_traits<hook_list<Runner>> {
       auto handle = b.template build<hook_handle>(e);
       auto hook = handle.template for_component<context_of<Runner>>(
           runner_name<Runner>(), points_of<Runner>::names, b.options().strict, e.where(), e.key());
-      if (hook) out.items.push_back({std::move(*hook), e.where(), e.key()});
+      if (hook) out.items.push_back({std::move(*hook), e.where(), e.key(), std::move(handle)});
     }
     return out;
   }

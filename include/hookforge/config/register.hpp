@@ -33,6 +33,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,9 +61,20 @@ struct arg {
   using type = T;
   std::string_view name;
   std::optional<T> fallback;
+  bool output = false;  ///< a path the run writes to (output_path)
 
   explicit arg(std::string_view n) : name(n) {}
   arg(std::string_view n, T default_value) : name(n), fallback(std::move(default_value)) {}
+
+  /// The path is one the run writes to: placed under the run's output directory, and kept
+  /// inside it (builder::output_path). `arg<std::filesystem::path>("out_dir").output_path()`.
+  arg output_path() const
+    requires std::is_same_v<T, std::filesystem::path>
+  {
+    arg a = *this;
+    a.output = true;
+    return a;
+  }
 };
 
 struct required_t {};
@@ -82,6 +94,7 @@ struct field_spec {
   std::string valid_expected{};       ///< what `valid` accepts, for the message
   std::string_view names{};           ///< what a string names (naming), checked once built
   bool infinite_ok = false;  ///< a floating-point field that takes .inf (allowing_infinity)
+  bool output = false;       ///< a path the run writes to (output_path)
 
   /// The field, accepting only values `pred` holds for; others are a config_error at the
   /// value, "expected <expected>": `field("threads", &o::threads).check(non_negative, "...")`.
@@ -99,6 +112,16 @@ struct field_spec {
   {
     field_spec f = *this;
     f.infinite_ok = true;
+    return f;
+  }
+
+  /// The field is a path the run writes to: placed under the run's output directory, and
+  /// kept inside it (builder::output_path). `field("out_dir", &o::out_dir).output_path()`.
+  field_spec output_path() const
+    requires std::is_same_v<M, std::filesystem::path>
+  {
+    field_spec f = *this;
+    f.output = true;
     return f;
   }
 
@@ -182,17 +205,21 @@ constexpr bool is_factory = false;
 template <class F>
 constexpr bool is_factory<factory_spec<F>> = true;
 
+/// What an output path's parameter takes, as --list and docs/config.md say it.
+inline const std::string output_path_expected = "a path in the work directory";
+
 template <class T>
 param_info describe(const arg<T>& a) {
   bool optional = is_optional<T>;
-  return {std::string(a.name), value_traits<T>::expected(), !a.fallback && !optional,
+  return {std::string(a.name), a.output ? output_path_expected : value_traits<T>::expected(),
+          !a.fallback && !optional,
           a.fallback ? show(*a.fallback) : (optional ? std::string("null") : std::string())};
 }
 template <class Opts, class M>
 param_info describe(const field_spec<Opts, M>& f) {
   static const Opts defaults{};
-  return {std::string(f.name), value_traits<M>::expected(), f.required,
-          f.required ? std::string() : show(defaults.*(f.member))};
+  return {std::string(f.name), f.output ? output_path_expected : value_traits<M>::expected(),
+          f.required, f.required ? std::string() : show(defaults.*(f.member))};
 }
 
 /// The names the class takes, for "unknown parameter" checks.
@@ -214,6 +241,8 @@ void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>
     throw config_error(v.where(), v.key(), f.valid_expected, v.describe());
   if constexpr (std::is_same_v<M, std::string>)
     if (!f.names.empty()) b.note_name({std::string(f.names), x, v.where(), v.key()});
+  if constexpr (std::is_same_v<M, std::filesystem::path>)
+    if (f.output) x = b.output_path(v, x);
   out.*(f.member) = std::move(x);
 }
 
@@ -259,7 +288,11 @@ class param_reader {
 
   template <class T>
   T read(const arg<T>& a) {
-    if (auto v = find(a.name)) return b_.template read<T>(*v);
+    if (auto v = find(a.name)) {
+      if constexpr (std::is_same_v<T, std::filesystem::path>)
+        if (a.output) return b_.output_path(*v, b_.template read<T>(*v));
+      return b_.template read<T>(*v);
+    }
     if (a.fallback) return *a.fallback;
     if constexpr (is_optional<T>) return T{};
     missing(a.name, value_traits<T>::expected());

@@ -48,12 +48,12 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
-#include "hookforge/torch/io/state_map.hpp"
-#include "hookforge/torch/metrics/metric_rule.hpp"
+#include "hookforge/hooks/detail/file_name.hpp"
+#include "hookforge/hooks/detail/sha256.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
-#include "hookforge/hooks/detail/sha256.hpp"
 #include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 
 namespace hookforge {
@@ -95,11 +95,7 @@ inline std::optional<std::filesystem::path> latest_checkpoint(const std::filesys
   while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
   if (name.empty())
     throw fail("is empty: it should name the checkpoint to resume from (epoch_N.pt)");
-  const bool one_name = name.size() <= 255 && name != "." && name != ".." &&
-                        std::none_of(name.begin(), name.end(), [](char c) {
-                          return c == '/' || std::iscntrl(static_cast<unsigned char>(c));
-                        });
-  if (!one_name)
+  if (!detail::is_file_name(name))
     throw fail(fmt::format("should hold the name of a checkpoint file in {}, got '{}'",
                            dir.string(), name.substr(0, 80)));
   const auto target = dir / name;
@@ -324,7 +320,7 @@ class CheckpointSaver {
         one = two;
       }
     }
-    if (!one_field || one == two || tmpl.find('/') != std::string::npos)
+    if (!one_field || one == two || !detail::is_file_name(one))
       throw std::invalid_argument(
           fmt::format("CheckpointSaver: filename_tmpl must be a file name with one {{}} for the "
                       "epoch (\"epoch_{{}}.pt\"), "

@@ -52,6 +52,7 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
+#include "hookforge/hooks/detail/file_name.hpp"
 #include "hookforge/hooks/detail/metrics_table.hpp"
 #include "hookforge/hooks/detail/subprocess.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
@@ -198,10 +199,12 @@ class MetricsPlot {
       throw std::invalid_argument(
           fmt::format("MetricsPlot: interval must be >= 0 (0: only at the end of training), got {}",
                       o.interval));
-    if (o.csv.empty())
-      throw std::invalid_argument("MetricsPlot: csv must name a file, got an empty name");
-    if (o.filename.empty())
-      throw std::invalid_argument("MetricsPlot: filename must name a file, got an empty name");
+    if (!detail::is_file_name(o.csv))
+      throw std::invalid_argument(fmt::format(
+          "MetricsPlot: csv must be a file name in out_dir (no '/'), got \"{}\"", o.csv));
+    if (!detail::is_file_name(o.filename))
+      throw std::invalid_argument(fmt::format(
+          "MetricsPlot: filename must be a file name in out_dir (no '/'), got \"{}\"", o.filename));
     if (o.panels.empty())
       throw std::invalid_argument("MetricsPlot: panels must name at least one word, got none");
     for (const auto& word : o.panels)

@@ -17,13 +17,16 @@
 
 #include <concepts>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
+#include <fmt/core.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
 #include "hookforge/config/register.hpp"
+#include "hookforge/run/machine.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
@@ -40,7 +43,39 @@ class Model {
   torch::nn::Module& module() const { return *ptr(); }
 };
 
-/// A module holder (TORCH_MODULE) as a Model, moved to settings().device.
+namespace detail {
+
+/// Bytes that training takes per parameter: the weight, its gradient and an optimiser's two
+/// moments (Adam's), 4 bytes each in float.
+inline constexpr double training_bytes_per_parameter = 16;
+
+/// Options that say how many parameters their model has (espcn_options, mlp_options, ...).
+template <class O>
+concept counts_parameters = requires(const O& o) {
+  { o.parameter_count() } -> std::convertible_to<double>;
+};
+
+/// std::invalid_argument when the one options argument has parameter_count() and the model
+/// it builds could not be trained in this machine's memory: a config's `hidden: [100000,
+/// 100000]` is refused before anything is allocated.
+template <class... A>
+void refuse_unaffordable(const A&... args) {
+  if constexpr (sizeof...(A) == 1 && (counts_parameters<A> && ...)) {
+    const double parameters = (static_cast<double>(args.parameter_count()), ...);
+    const double bytes = parameters * training_bytes_per_parameter;
+    if (!affordable(bytes))
+      throw std::invalid_argument(fmt::format(
+          "a model of {:.3g} parameters needs {} to train (weight, gradient and two optimiser "
+          "moments, 4 bytes each), more than half this machine's memory ({})",
+          parameters, gibibytes(bytes), gibibytes(allocation_budget())));
+  }
+}
+
+}  // namespace detail
+
+/// A module holder (TORCH_MODULE) as a Model, moved to settings().device. Options with
+/// parameter_count() are checked first: a model that could not train in this machine's
+/// memory is refused before it is allocated (detail::refuse_unaffordable).
 template <class Holder>
 class module_model final : public Model {
  public:
@@ -48,7 +83,8 @@ class module_model final : public Model {
   template <class... A>
     requires(sizeof...(A) > 0 && std::constructible_from<Holder, A...> &&
              !(sizeof...(A) == 1 && (std::is_same_v<std::remove_cvref_t<A>, module_model> && ...)))
-  explicit module_model(A&&... args) : net_(std::forward<A>(args)...) {
+  explicit module_model(A&&... args)
+      : net_((detail::refuse_unaffordable(args...), Holder(std::forward<A>(args)...))) {
     net_->to(settings().device);
   }
 

@@ -47,6 +47,7 @@
 #include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/runtime/warning.hpp"
+#include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
@@ -249,6 +250,14 @@ class TrainerComponent {
   std::string format_bindings() const { return session_->format_bindings(); }
   std::int64_t completed_epochs() const { return session_->completed_epochs(); }
   const trainer_config& config() const { return config_; }
+
+  /// Where this run's checkpoints and last_checkpoint are: its first CheckpointSaver's
+  /// out_dir, else the work directory (where --resume looks).
+  std::filesystem::path checkpoint_dir() const {
+    for (const auto& saver : config_.hooks.instances_of<CheckpointSaver>())
+      if (!saver->options().out_dir.empty()) return saver->options().out_dir;
+    return settings().work_dir;
+  }
 
   /// The validation scores of this run: "loss", the validation loss's terms and the
   /// validation runner's metrics; none without a validation runner; nullopt where a loss

@@ -43,6 +43,15 @@ struct espcn_options {
 
   /// std::invalid_argument naming the first option out of range.
   void validate() const;
+
+  /// The parameters of the model these options build, without building it (a double: a
+  /// config may ask for more than an int64 holds).
+  double parameter_count() const {
+    const double c = static_cast<double>(channels), f = static_cast<double>(features),
+                 h = static_cast<double>(features / 2),
+                 out = c * static_cast<double>(scale * scale);
+    return (c * 25 + 1) * f + (f * 9 + 1) * h + (h * 9 + 1) * out;
+  }
 };
 
 struct ESPCNImpl : torch::nn::Module {

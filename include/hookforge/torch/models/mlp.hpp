@@ -27,6 +27,17 @@ struct mlp_options {
   std::int64_t out_features = 1;
   std::string activation = "tanh";  ///< tanh, relu, gelu or sigmoid
   std::string input_field = "input";
+
+  /// The parameters of the model these options build, without building it (a double: a
+  /// config may ask for more than an int64 holds).
+  double parameter_count() const {
+    double n = 0, width = static_cast<double>(in_features);
+    for (auto h : hidden) {
+      n += (width + 1) * static_cast<double>(h);
+      width = static_cast<double>(h);
+    }
+    return n + (width + 1) * static_cast<double>(out_features);
+  }
 };
 
 struct MLPImpl : torch::nn::Module {

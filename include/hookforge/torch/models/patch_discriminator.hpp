@@ -27,6 +27,21 @@ struct patch_discriminator_options {
   std::int64_t features = 32;  ///< channels of the first layer
   std::int64_t layers = 3;     ///< stride-2 layers (>= 1)
   std::string input_field = "input";
+
+  /// The parameters of the model these options build, without building it (a double: a
+  /// config may ask for more than an int64 holds).
+  double parameter_count() const {
+    double n = 0, in = static_cast<double>(channels), out = static_cast<double>(features);
+    const auto next = [](double width) { return width * 2 < 512 ? width * 2 : 512.0; };
+    std::int64_t i = 0;
+    for (; i < layers && !(in == out && next(out) == out); ++i) {
+      n += (in * 16 + 1) * out;
+      in = out;
+      out = next(out);
+    }
+    n += static_cast<double>(layers - i) * (in * 16 + 1) * out;  // the widths have settled
+    return n + in * 9 + 1;
+  }
 };
 
 struct PatchDiscriminatorImpl : torch::nn::Module {

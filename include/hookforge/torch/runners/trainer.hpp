@@ -17,6 +17,10 @@
 //               hook stop requests, the epoch's record (fit_result::history)
 //   on_training_finished
 //
+// A memory failure in the training runner, the validation runner or the epoch's trainer
+// hooks is rethrown as hookforge::out_of_memory naming that part and the epoch
+// (memory_failure.hpp).
+//
 // The epoch's bookkeeping is complete before on_trainer_epoch_finished fires, so a hook
 // that saves there (ctx.save_checkpoint) writes a file that resumes exactly: loading it
 // and calling fit() gives the same parameters, optimiser, scheduler and hook state as
@@ -57,6 +61,7 @@
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
+#include "hookforge/torch/runners/memory_failure.hpp"
 #include "hookforge/torch/runners/runner_concepts.hpp"
 #include "hookforge/torch/runners/trainer_checkpoint.hpp"
 #include "hookforge/torch/runners/trainer_types.hpp"
@@ -217,13 +222,19 @@ class Trainer : private detail::trainer_actions {
       ctx = context();
       ctx.epoch = epoch;
       ctx.learning_rates = detail::learning_rates(optimizers_of(*train_));
-      epoch_result trained = train_->run_epoch(*model_, train_loader, epoch, train_criterion);
+      const std::int64_t epochs = options_.epochs;
+      epoch_result trained = naming_memory_failure("the training runner", epoch, epochs, [&] {
+        return train_->run_epoch(*model_, train_loader, epoch, train_criterion);
+      });
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
       if constexpr (validates) {
         if (options_.val_interval > 0 && (epoch + 1) % options_.val_interval == 0) {
           epoch_result validated =
-              val_->run_epoch(detail::validation_model(*model_), val_loader, epoch, val_criterion);
+              naming_memory_failure("the validation runner", epoch, epochs, [&] {
+                return val_->run_epoch(detail::validation_model(*model_), val_loader, epoch,
+                                       val_criterion);
+              });
           last_val_scores_ = validated.scores;
           ctx.validated = true;
           stop = stop || validated.stop_training;
@@ -238,7 +249,8 @@ class Trainer : private detail::trainer_actions {
       ctx.next_learning_rates = detail::learning_rates(optimizers_of(*train_));
       detail::check_stop(options_, ctx, stop);
       ctx.epoch_seconds = detail::seconds_since(started);
-      hooks_.template fire<points::on_trainer_epoch_finished>(ctx);
+      naming_memory_failure("the trainer's hooks at on_trainer_epoch_finished", epoch, epochs,
+                            [&] { hooks_.template fire<points::on_trainer_epoch_finished>(ctx); });
       if (ctx.stop_training && ctx.stop_reason.empty())
         ctx.stop_reason = "requested by a trainer hook";
       stop = stop || ctx.stop_training;
