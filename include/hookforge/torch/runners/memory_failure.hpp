@@ -47,8 +47,8 @@ inline std::string memory_failure_message(const c10::Error& e) {
 /// training runner") and the epoch (0-based `epoch`, of `epochs`). Other errors pass as
 /// they are.
 template <class F>
-decltype(auto) naming_memory_failure(std::string_view part, std::int64_t epoch,
-                                     std::int64_t epochs, F&& f) {
+decltype(auto) naming_memory_failure(std::string_view part, std::int64_t epoch, std::int64_t epochs,
+                                     F&& f) {
   const auto failure = [&](const std::string& what) {
     return out_of_memory(fmt::format("out of memory in {} during epoch {} of {}: {}", part,
                                      epoch + 1, epochs, what));
