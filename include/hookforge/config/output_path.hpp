@@ -8,7 +8,6 @@
 #pragma once
 
 #include <filesystem>
-#include <optional>
 #include <system_error>
 
 namespace hookforge::config {
