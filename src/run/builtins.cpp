@@ -5,6 +5,7 @@
 // hookforge::run::main so that this object file, and with it the registrations, is linked
 // from the static library.
 #include "hookforge/hooks.hpp"
+#include "hookforge/images/image_folder.hpp"
 #include "hookforge/run/dataset.hpp"
 #include "hookforge/run/hooks.hpp"
 #include "hookforge/run/loader.hpp"
@@ -265,6 +266,28 @@ HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", run::dataset_of<ProceduralIma
                                                  run::gibibytes(run::allocation_budget()))),
                           cfg::field("scale", &procedural_images_options::scale),
                           cfg::field("seed", &procedural_images_options::seed)));
+template <>
+struct hookforge::run::enum_names<hookforge::image_color> {
+  static constexpr std::pair<std::string_view, image_color> values[] = {
+      {"rgb", image_color::rgb}, {"gray", image_color::gray}, {"y", image_color::y}};
+};
+
+// `root` is an input: taken as written (relative to the working directory), never placed
+// under the run's output directory.
+HOOKFORGE_REGISTER_AS(dataset, "ImageFolder", run::dataset_of<ImageFolder>,
+                      cfg::options<image_folder_options>(
+                          cfg::field("root", &image_folder_options::root, cfg::required),
+                          cfg::field("files", &image_folder_options::files),
+                          cfg::field("color", &image_folder_options::color),
+                          cfg::field("repeat", &image_folder_options::repeat),
+                          cfg::field("scale", &image_folder_options::scale),
+                          cfg::field("patch", &image_folder_options::patch),
+                          cfg::field("flip", &image_folder_options::flip),
+                          cfg::field("rotate", &image_folder_options::rotate),
+                          cfg::field("cache", &image_folder_options::cache),
+                          cfg::field("bit_depth", &image_folder_options::bit_depth),
+                          cfg::field("seed", &image_folder_options::seed),
+                          cfg::field("missing_hint", &image_folder_options::missing_hint)));
 HOOKFORGE_REGISTER_AS(
     dataset, "Sine", run::dataset_of<SineRegression>,
     cfg::options<sine_regression_options>(cfg::field("count", &sine_regression_options::count),

@@ -14,6 +14,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -31,6 +32,8 @@ class Dataset {
   virtual ~Dataset() = default;
   virtual std::size_t size() const = 0;
   virtual Entry get(std::size_t index) const = 0;
+  /// Sample `index` as drawn in `epoch` (random crops, flips): get(index) unless overridden.
+  virtual Entry sample(std::size_t index, std::int64_t /*epoch*/) const { return get(index); }
 };
 
 /// A hookforge::dataset D as a Dataset.
@@ -43,6 +46,9 @@ class dataset_of final : public Dataset {
   explicit dataset_of(A&&... args) : data_(std::forward<A>(args)...) {}
   std::size_t size() const override { return static_cast<std::size_t>(data_.size()); }
   Entry get(std::size_t index) const override { return data_.get(index); }
+  Entry sample(std::size_t index, std::int64_t epoch) const override {
+    return sample_of(data_, index, epoch);
+  }
   const D& data() const { return data_; }
 
  private:
@@ -57,6 +63,7 @@ class any_dataset {
   }
   std::size_t size() const { return data_->size(); }
   Entry get(std::size_t index) const { return data_->get(index); }
+  Entry get(std::size_t index, std::int64_t epoch) const { return data_->sample(index, epoch); }
 
  private:
   std::shared_ptr<const Dataset> data_;

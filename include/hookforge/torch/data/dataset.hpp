@@ -13,6 +13,12 @@
 // at once: a dataset that reads files or decodes images must do so without shared
 // mutable state (or guard it). Datasets are copied into loaders and subsets, so make them
 // cheap to copy (hold tensors, which share storage, or a std::shared_ptr to the rest).
+//
+// A dataset whose samples change from epoch to epoch (random crops, flips) also defines
+//   get(i, epoch) const -> sample i as drawn in `epoch`, a function of (i, epoch) alone
+// (`epoch_dataset`); the loader calls it with the epoch it is loading, so that a resumed
+// run draws the same samples as a straight one. `sample_of(data, i, epoch)` calls whichever
+// the dataset has.
 #pragma once
 
 #include <concepts>
@@ -38,6 +44,21 @@ concept dataset = requires(const D& d, std::size_t index) {
   { d.size() } -> std::convertible_to<std::size_t>;
   { d.get(index) } -> std::convertible_to<Entry>;
 };
+
+/// A dataset whose sample i may differ per epoch: get(i, epoch), pure in (i, epoch).
+template <class D>
+concept epoch_dataset = dataset<D> && requires(const D& d, std::size_t index, std::int64_t epoch) {
+  { d.get(index, epoch) } -> std::convertible_to<Entry>;
+};
+
+/// Sample `index` of `data` in `epoch`: get(index, epoch) for an epoch_dataset, else get(index).
+template <dataset D>
+Entry sample_of(const D& data, std::size_t index, std::int64_t epoch) {
+  if constexpr (epoch_dataset<D>)
+    return data.get(index, epoch);
+  else
+    return data.get(index);
+}
 
 /// Named tensors sliced along dim 0: sample i is {name: tensor[i]} for each field, in
 /// the order given. Every tensor needs at least one dimension and the same size(0).
@@ -86,11 +107,12 @@ class subset {
   std::size_t size() const noexcept { return indices_.size(); }
 
   /// Throws std::out_of_range past the end.
-  Entry get(std::size_t index) const {
-    if (index >= indices_.size())
-      throw std::out_of_range("subset::get: index " + std::to_string(index) + " out of range for " +
-                              std::to_string(indices_.size()) + " samples");
-    return data_->get(indices_[index]);
+  Entry get(std::size_t index) const { return data_->get(checked(index)); }
+  /// Sample `index` in `epoch`, where the underlying dataset's samples depend on the epoch.
+  Entry get(std::size_t index, std::int64_t epoch) const
+    requires epoch_dataset<Dataset>
+  {
+    return data_->get(checked(index), epoch);
   }
 
   /// Indices into the underlying dataset, in this subset's order.
@@ -98,6 +120,13 @@ class subset {
   const Dataset& underlying() const noexcept { return *data_; }
 
  private:
+  std::size_t checked(std::size_t index) const {
+    if (index >= indices_.size())
+      throw std::out_of_range("subset::get: index " + std::to_string(index) + " out of range for " +
+                              std::to_string(indices_.size()) + " samples");
+    return indices_[index];
+  }
+
   std::shared_ptr<const Dataset> data_;
   std::vector<std::size_t> indices_;
 };

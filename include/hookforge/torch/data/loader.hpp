@@ -91,23 +91,30 @@ HOOKFORGE_INLINE Entry pinned(Entry&& batch);
 /// Whether pin_memory can take effect: a CUDA device is present.
 HOOKFORGE_INLINE bool can_pin_memory();
 
-/// The batch of the samples at `indices`, pinned when `pin`.
+/// The batch of the samples at `indices` as drawn in `epoch` (sample_of), pinned when `pin`.
 template <class Dataset>
-Entry load_batch(const Dataset& data, std::span<const std::size_t> indices, bool pin) {
+Entry load_batch(const Dataset& data, std::span<const std::size_t> indices, std::int64_t epoch,
+                 bool pin) {
   std::vector<Entry> samples;
   samples.reserve(indices.size());
-  for (std::size_t i : indices) samples.emplace_back(data.get(i));
+  for (std::size_t i : indices) samples.emplace_back(sample_of(data, i, epoch));
   auto batch = collate(samples, indices);
   return pin ? pinned(std::move(batch)) : batch;
 }
 
-/// What torch::data's worker threads call: a batch request (indices) -> a collated Entry.
+/// One batch for a worker thread to load: its samples' indices and their epoch.
+struct batch_request {
+  std::vector<std::size_t> indices;
+  std::int64_t epoch = 0;
+};
+
+/// What torch::data's worker threads call: a batch request -> a collated Entry.
 template <class Dataset>
 struct batch_source {
   std::shared_ptr<const Dataset> data;
   bool pin = false;
-  Entry get_batch(std::vector<std::size_t> indices) const {
-    return load_batch(*data, indices, pin);
+  Entry get_batch(batch_request request) const {
+    return load_batch(*data, request.indices, request.epoch, pin);
   }
 };
 
@@ -115,8 +122,8 @@ struct batch_source {
 /// DataLoaderBase (job queue, ordered sequencer, worker exceptions) fed with our plan.
 template <class Dataset>
 class prefetcher final
-    : public torch::data::DataLoaderBase<batch_source<Dataset>, Entry, std::vector<std::size_t>> {
-  using base = torch::data::DataLoaderBase<batch_source<Dataset>, Entry, std::vector<std::size_t>>;
+    : public torch::data::DataLoaderBase<batch_source<Dataset>, Entry, batch_request> {
+  using base = torch::data::DataLoaderBase<batch_source<Dataset>, Entry, batch_request>;
 
  public:
   prefetcher(std::shared_ptr<const Dataset> data, std::size_t workers, bool pin)
@@ -131,10 +138,11 @@ class prefetcher final
   ~prefetcher() override { this->join(); }
 
   /// Discards what an earlier pass left in flight, then queues batches [first, last) of
-  /// `order` cut in batch_size pieces.
-  void start(std::shared_ptr<const std::vector<std::size_t>> order, std::size_t batch_size,
-             std::int64_t first, std::int64_t last) {
+  /// `order` (epoch `epoch`'s) cut in batch_size pieces.
+  void start(std::shared_ptr<const std::vector<std::size_t>> order, std::int64_t epoch,
+             std::size_t batch_size, std::int64_t first, std::int64_t last) {
     order_ = std::move(order);
+    epoch_ = epoch;
     batch_size_ = batch_size;
     next_ = first;
     last_ = last;
@@ -153,14 +161,15 @@ class prefetcher final
   }
 
  private:
-  torch::optional<std::vector<std::size_t>> get_batch_request() override {
+  torch::optional<batch_request> get_batch_request() override {
     if (!order_ || next_ >= last_) return torch::nullopt;
     const std::size_t begin = static_cast<std::size_t>(next_++) * batch_size_;
     const std::size_t end = std::min(begin + batch_size_, order_->size());
-    return std::vector<std::size_t>(order_->begin() + begin, order_->begin() + end);
+    return batch_request{{order_->begin() + begin, order_->begin() + end}, epoch_};
   }
 
   std::shared_ptr<const std::vector<std::size_t>> order_;
+  std::int64_t epoch_ = 0;
   std::size_t batch_size_ = 1;
   std::int64_t next_ = 0;
   std::int64_t last_ = 0;
@@ -316,7 +325,8 @@ class DataLoader {
       if (!prefetcher_)
         prefetcher_ = std::make_unique<detail::prefetcher<Dataset>>(
             data_, static_cast<std::size_t>(options_.workers), pins());
-      prefetcher_->start(order(), static_cast<std::size_t>(options_.batch_size), yielded_, end);
+      prefetcher_->start(order(), epoch_, static_cast<std::size_t>(options_.batch_size), yielded_,
+                         end);
     }
     return iterator(this, yielded_, end);
   }
@@ -377,7 +387,8 @@ class DataLoader {
       const std::size_t last =
           std::min(first + static_cast<std::size_t>(options_.batch_size), indices.size());
       loaded = detail::load_batch(
-          *data_, std::span<const std::size_t>(indices.data() + first, last - first), pins());
+          *data_, std::span<const std::size_t>(indices.data() + first, last - first), epoch_,
+          pins());
     }
     yielded_ = std::max(yielded_, batch + 1);
     return loaded;

@@ -16,7 +16,7 @@
 
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/procedural_images.hpp"
-#include "hookforge/torch/data/sampler.hpp"
+#include "hookforge/torch/data/splitmix64.hpp"
 
 namespace hookforge {
 
@@ -32,26 +32,6 @@ HOOKFORGE_INLINE void procedural_images_options::validate() const {
 }
 
 namespace detail::procedural {
-
-/// splitmix64 (Steele, Lea, Flood 2014): the state steps by the golden gamma and each
-/// output is its SplitMix64 finaliser (detail::mix64, sampler.hpp). Uniform doubles come
-/// from the top 53 bits, so the draws are the same on every platform (no std::
-/// distributions, whose output is not).
-class splitmix64 {
- public:
-  explicit splitmix64(std::uint64_t state) : state_(state) {}
-  std::uint64_t next() {
-    const std::uint64_t out = detail::mix64(state_);
-    state_ += 0x9E3779B97F4A7C15ull;
-    return out;
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  ///< [0, 1)
-  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  int below(int n) { return static_cast<int>(uniform() * n); }  ///< [0, n)
-
- private:
-  std::uint64_t state_;
-};
 
 struct vec2 {
   double x = 0, y = 0;

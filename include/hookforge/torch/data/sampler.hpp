@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "hookforge/core/build_mode.hpp"
+#include "hookforge/torch/data/splitmix64.hpp"
 
 namespace hookforge {
 
@@ -45,14 +46,6 @@ concept seeded_sampler = index_sampler<S> && requires(S& s, std::uint64_t seed) 
 };
 
 namespace detail {
-/// SplitMix64's finaliser: a bijective mix, so distinct inputs give distinct seeds.
-constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 /// A random permutation of [0, n) from a CPU generator seeded with `seed` (torch.randperm's).
 HOOKFORGE_INLINE std::vector<std::size_t> permutation(std::size_t n, std::uint64_t seed);
 

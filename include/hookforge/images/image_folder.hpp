@@ -1,0 +1,252 @@
+// hookforge/images/image_folder.hpp — a dataset of the PNG and JPEG files under a folder,
+// optionally as super-resolution pairs cut into random, augmented patches.
+//
+//   hookforge::ImageFolder train({.root = "photos/train", .color = hookforge::image_color::y,
+//                                 .scale = 2, .patch = 96, .flip = true, .rotate = true,
+//                                 .cache = true, .seed = 1});
+//   hookforge::ImageFolder val({.root = "photos/val", .color = hookforge::image_color::y,
+//                               .scale = 2});                 // whole images: batches of one
+//   hookforge::DataLoader loader(train, {.batch_size = 16, .shuffle = true, .workers = 2});
+//
+// Files: every .png, .jpg and .jpeg under `root` (recursively, sorted by their path under it),
+// or the `files` named, in that order. Each is read with read_image (image_file.hpp), scaled
+// to [0, 1] by its bit depth and put in `color` (color.hpp). Sample i is file i % files().size():
+// with `repeat` r the dataset has r samples per file (r patches of each image an epoch).
+//
+// Samples. With scale 1, {"input": image}. With scale s >= 2, the image is cut at the bottom
+// and right to a multiple of s and becomes the high-resolution target, and
+//   "target"   [C, H, W]      the image (HR);
+//   "input"    [C, H/s, W/s]  HR reduced by antialiased bicubic (resize.hpp), rounded to the
+//                             file's bit depth as a saved LR file would be (LR);
+//   "bicubic"  [C, H, W]      LR enlarged back by bicubic: the baseline a model must beat.
+// With `patch` p > 0 every field is cut to a random square, p x p in HR and p/s x p/s in LR at
+// the same place; `flip` then flips it left-right and up-down, each with probability 1/2, and
+// `rotate` transposes it with probability 1/2 (with the flips, the 8 rotations and reflections).
+//
+// Randomness is a function of (seed, epoch, index) alone: get(i, epoch) draws the same patch
+// whichever thread asks and whatever was drawn before, so a resumed run sees the samples a
+// straight one saw; get(i) is epoch 0's. The DataLoader passes each batch's epoch.
+//
+// Errors. Options out of range, a missing root, a folder without images, a named file that is
+// missing: std::invalid_argument from the constructor. The constructor reads every file's
+// header (with `cache`, every file whole), so a file that is not an image, has another bit
+// depth than `bit_depth`, or is smaller than the patch is an image_error naming it before
+// training starts; a truncated file not cached is an image_error from get.
+//
+// `cache` keeps every prepared image (HR, LR and bicubic, float32) in memory; without it each
+// get decodes its file again, in the loader's worker threads when it has workers.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "hookforge/images/color.hpp"
+#include "hookforge/images/image_file.hpp"
+#include "hookforge/images/resize.hpp"
+#include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/data/splitmix64.hpp"
+
+namespace hookforge {
+
+struct image_folder_options {
+  std::filesystem::path root;            ///< required: the folder the images are under
+  std::vector<std::string> files = {};   ///< paths under root to take, in order; empty: all
+  image_color color = image_color::rgb;  ///< rgb (3 channels), gray or y (1 channel)
+  std::int64_t repeat = 1;               ///< >= 1: samples per file and epoch (patches)
+  std::int64_t scale = 1;                ///< >= 1; from 2, super-resolution pairs
+  std::int64_t patch = 0;         ///< side of the HR patches, a multiple of scale; 0: whole images
+  bool flip = false;              ///< random left-right and up-down flips of the patches
+  bool rotate = false;            ///< random transposition of the patches (90-degree rotations)
+  bool cache = false;             ///< keep the decoded images in memory
+  std::int64_t bit_depth = 0;     ///< 8 or 16: every file must have it; 0: either
+  std::uint64_t seed = 0;         ///< patches and flips are a function of (seed, epoch, index)
+  std::string missing_hint = {};  ///< added to the message when root does not exist
+
+  /// std::invalid_argument naming the first option out of range.
+  void validate() const {
+    auto fail = [](const std::string& what) {
+      throw std::invalid_argument("ImageFolder: " + what);
+    };
+    if (root.empty()) fail("root must be given");
+    if (repeat < 1) fail("repeat must be >= 1, got " + std::to_string(repeat));
+    if (scale < 1) fail("scale must be >= 1, got " + std::to_string(scale));
+    if (patch < 0 || patch % scale != 0)
+      fail("patch must be 0 (whole images) or a positive multiple of scale " +
+           std::to_string(scale) + ", got " + std::to_string(patch));
+    if (bit_depth != 0 && bit_depth != 8 && bit_depth != 16)
+      fail("bit_depth must be 0 (any), 8 or 16, got " + std::to_string(bit_depth));
+    if ((flip || rotate) && patch == 0)
+      fail("flip and rotate need patch > 0 (whole images are evaluated as they are)");
+  }
+};
+
+/// See the top of this file. Satisfies `hookforge::epoch_dataset`; cheap to copy.
+class ImageFolder {
+ public:
+  explicit ImageFolder(image_folder_options options)
+      : shared_(std::make_shared<shared>(std::move(options))) {}
+
+  /// files() times `repeat`.
+  std::size_t size() const noexcept {
+    return shared_->files.size() * static_cast<std::size_t>(shared_->options.repeat);
+  }
+
+  /// Sample `index` as drawn in epoch 0.
+  Entry get(std::size_t index) const { return get(index, 0); }
+
+  /// Sample `index` as drawn in `epoch`: see "Samples" and "Randomness" above.
+  Entry get(std::size_t index, std::int64_t epoch) const {
+    if (index >= size())
+      throw std::out_of_range("ImageFolder::get: index " + std::to_string(index) +
+                              " out of range for " + std::to_string(size()) + " samples");
+    const auto& o = shared_->options;
+    const std::size_t file = index % shared_->files.size();
+    const prepared image = shared_->cached.empty() ? shared_->prepare(file) : shared_->cached[file];
+    if (o.patch == 0) return image.entry(o.scale, /*copy=*/!shared_->cached.empty());
+
+    detail::splitmix64 rng(detail::mix64(
+        detail::mix64(detail::mix64(o.seed) ^ static_cast<std::uint64_t>(epoch)) ^ index));
+    const auto lr_patch = o.patch / o.scale;
+    const auto& lr = image.low();
+    const auto y = rng.below(static_cast<int>(lr.size(-2) - lr_patch + 1));
+    const auto x = rng.below(static_cast<int>(lr.size(-1) - lr_patch + 1));
+    const bool left_right = o.flip && rng.below(2) == 1;
+    const bool up_down = o.flip && rng.below(2) == 1;
+    const bool transpose = o.rotate && rng.below(2) == 1;
+    auto cut = [&](const torch::Tensor& t, std::int64_t s) {
+      auto p = t.narrow(-2, y * s, lr_patch * s).narrow(-1, x * s, lr_patch * s);
+      if (left_right) p = p.flip({-1});
+      if (up_down) p = p.flip({-2});
+      if (transpose) p = p.transpose(-2, -1);
+      return p.contiguous();
+    };
+    if (o.scale == 1) return {{"input", cut(image.high, 1)}};
+    return {{"input", cut(image.lr, 1)},
+            {"target", cut(image.high, o.scale)},
+            {"bicubic", cut(image.bicubic, o.scale)}};
+  }
+
+  /// The files, in the dataset's order.
+  const std::vector<std::filesystem::path>& files() const noexcept { return shared_->files; }
+  const image_folder_options& options() const noexcept { return shared_->options; }
+
+ private:
+  /// One image ready to cut: HR, and with scale >= 2 its LR and bicubic baseline.
+  struct prepared {
+    torch::Tensor high, lr, bicubic;
+    const torch::Tensor& low() const { return lr.defined() ? lr : high; }
+    Entry entry(std::int64_t scale, bool copy) const {
+      auto out = [copy](const torch::Tensor& t) { return copy ? t.clone() : t; };
+      if (scale == 1) return {{"input", out(high)}};
+      return {{"input", out(lr)}, {"target", out(high)}, {"bicubic", out(bicubic)}};
+    }
+  };
+
+  struct shared {
+    image_folder_options options;
+    std::vector<std::filesystem::path> files;
+    std::vector<std::int64_t> bit_depths;
+    std::vector<prepared> cached;
+
+    explicit shared(image_folder_options o) : options(std::move(o)) {
+      options.validate();
+      list_files();
+      bit_depths.reserve(files.size());
+      for (std::size_t i = 0; i < files.size(); ++i) {
+        image_info info;
+        torch::Tensor pixels;
+        if (options.cache)
+          pixels = read_image(files[i], &info);
+        else
+          info = read_image_info(files[i]);
+        check(files[i], info);
+        bit_depths.push_back(info.bit_depth);
+        if (options.cache) cached.push_back(prepare(pixels, info.bit_depth));
+      }
+    }
+
+    void list_files() {
+      const auto& root = options.root;
+      std::error_code ec;
+      if (!std::filesystem::exists(root, ec)) {
+        std::string message = "ImageFolder: root '" + root.string() + "' does not exist";
+        if (!options.missing_hint.empty()) message += "; " + options.missing_hint;
+        throw std::invalid_argument(message);
+      }
+      if (!std::filesystem::is_directory(root, ec))
+        throw std::invalid_argument("ImageFolder: root '" + root.string() + "' is not a folder");
+      if (!options.files.empty()) {
+        for (const auto& name : options.files) {
+          auto file = root / name;
+          if (!std::filesystem::is_regular_file(file, ec))
+            throw std::invalid_argument("ImageFolder: '" + name + "' is not a file under '" +
+                                        root.string() + "'");
+          files.push_back(std::move(file));
+        }
+        return;
+      }
+      for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && is_image_file_name(it->path())) files.push_back(it->path());
+      if (ec)
+        throw std::invalid_argument("ImageFolder: cannot list '" + root.string() +
+                                    "': " + ec.message());
+      std::sort(files.begin(), files.end(), [&](const auto& a, const auto& b) {
+        return a.lexically_relative(root).generic_string() <
+               b.lexically_relative(root).generic_string();
+      });
+      if (files.empty())
+        throw std::invalid_argument("ImageFolder: no PNG or JPEG file under '" + root.string() +
+                                    "'");
+    }
+
+    void check(const std::filesystem::path& file, const image_info& info) const {
+      if (options.bit_depth != 0 && info.bit_depth != options.bit_depth)
+        throw image_error(file, "has " + std::to_string(info.bit_depth) +
+                                    " bits per sample, but bit_depth is " +
+                                    std::to_string(options.bit_depth));
+      const auto need = std::max(options.patch, options.scale);
+      const auto h = info.height / options.scale * options.scale;
+      const auto w = info.width / options.scale * options.scale;
+      if (h < need || w < need)
+        throw image_error(file, "is " + std::to_string(info.width) + " x " +
+                                    std::to_string(info.height) + " pixels, smaller than " +
+                                    (options.patch > 0 ? "the patch, " : "the scale, ") +
+                                    std::to_string(need) + " x " + std::to_string(need));
+    }
+
+    prepared prepare(const torch::Tensor& pixels, std::int64_t bit_depth) const {
+      prepared p;
+      auto image = to_color(to_unit_range(pixels, bit_depth), options.color);
+      if (options.scale == 1) {
+        p.high = image.contiguous();
+        return p;
+      }
+      p.high = crop_to_multiple(image, options.scale).contiguous();
+      p.lr = quantize(bicubic_downscale(p.high, options.scale), bit_depth);
+      p.bicubic = bicubic_upscale(p.lr, options.scale);
+      return p;
+    }
+
+    prepared prepare(std::size_t index) const {
+      image_info info;
+      auto pixels = read_image(files[index], &info);
+      check(files[index], info);  // the file may have changed since the constructor read it
+      return prepare(pixels, info.bit_depth);
+    }
+  };
+
+  std::shared_ptr<const shared> shared_;
+};
+
+}  // namespace hookforge
