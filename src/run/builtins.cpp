@@ -72,8 +72,8 @@ template <class M>
 auto image_metric_options() {
   return cfg::options<M>(
       cfg::field("data_range", &M::data_range), cfg::field("crop_border", &M::crop_border),
-      cfg::field("output_field", &M::output_field), cfg::field("target_field", &M::target_field),
-      cfg::field("name", &M::name));
+      cfg::field("y_channel", &M::y_channel), cfg::field("output_field", &M::output_field),
+      cfg::field("target_field", &M::target_field), cfg::field("name", &M::name));
 }
 
 /// A scheduler over `o`, keeping it alive.
@@ -106,6 +106,16 @@ HOOKFORGE_REGISTER_AS(model, "PatchDiscriminator", run::module_model<PatchDiscri
                           cfg::field("features", &patch_discriminator_options::features),
                           cfg::field("layers", &patch_discriminator_options::layers),
                           cfg::field("input_field", &patch_discriminator_options::input_field)));
+
+// `file` is an input: taken as written (relative to the working directory).
+HOOKFORGE_REGISTER_AS(model, "Pretrained", run::pretrained_model,
+                      cfg::options<run::pretrained_config>(
+                          cfg::field("model", &run::pretrained_config::model, cfg::required),
+                          cfg::field("file", &run::pretrained_config::file),
+                          cfg::field("prefix", &run::pretrained_config::prefix),
+                          cfg::field("strict", &run::pretrained_config::strict),
+                          cfg::field("section", &run::pretrained_config::section),
+                          cfg::field("freeze", &run::pretrained_config::freeze)));
 
 // --- optimisers ------------------------------------------------------------------------------
 

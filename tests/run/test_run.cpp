@@ -293,8 +293,8 @@ TEST_CASE("every built-in is registered under its kind", "[run][registry]") {
       {"BatchImageSaver", "CheckInvalidLoss", "CheckpointSaver", "DWarmup", "EarlyStopping",
        "EdgeEnhancedInput", "EMA", "EmptyCache", "GradientClip", "HookProfiler", "IterTimer",
        "LossLogger", "LRWarmup", "MetricsPlot", "ProgressBar", "R1GradientPenalty", "StepRatio"});
-  has("model", {"ESPCN", "MLP", "PatchDiscriminator"});
-  has("dataset", {"ProceduralImages", "Sine"});
+  has("model", {"ESPCN", "MLP", "PatchDiscriminator", "Pretrained"});
+  has("dataset", {"ImageFolder", "ProceduralImages", "Sine"});
   has("optimizer", {"SGD", "Adam", "AdamW", "RMSprop"});
   has("scheduler", {"ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LinearLR", "MultiStepLR",
                     "StepLR", "ReduceLROnPlateau"});
@@ -344,4 +344,42 @@ TEST_CASE("a run with a fused AdamW resumes exactly", "[run][resume][optimizer]"
     return sets;
   };
   check_exact_resume(with("4"), with("2"), "fused-resume");
+}
+
+TEST_CASE("a Pretrained model starts from a run's checkpoint; its frozen parameters stay",
+          "[run][pretrained]") {
+  tfx::temp_dir scratch("hookforge-run-tests-pretrained");
+  auto first = build({});
+  first.trainer->fit();
+  first.trainer->save_checkpoint(scratch.path / "first.pt");
+  const auto trained =
+      first.b->get<std::shared_ptr<run::Model>>("model")->module().named_parameters();
+
+  const std::string model =
+      "model={_target: Pretrained, params: {model: {_target: MLP, params: {hidden: [8]}}, file: '" +
+      (scratch.path / "first.pt").string() + "', freeze: ['body.0.*']}}";
+  auto second = build({model});
+  auto& net = second.b->get<std::shared_ptr<run::Model>>("model")->module();
+  for (const auto& p : net.named_parameters()) {
+    INFO(p.key());
+    CHECK(torch::equal(p.value(), trained[p.key()]));
+    CHECK(p.value().requires_grad() == !p.key().starts_with("body.0."));
+  }
+  const auto optimizer = second.b->get<std::shared_ptr<torch::optim::Optimizer>>("optimizer");
+  CHECK(optimizer->param_groups()[0].params().size() == net.parameters().size() - 2);
+  second.trainer->fit();
+  for (const auto& p : net.named_parameters()) {
+    INFO(p.key());
+    CHECK(torch::equal(p.value(), trained[p.key()]) == p.key().starts_with("body.0."));
+  }
+
+  CHECK_THAT(
+      error_of({"model={_target: Pretrained, params: {model: {_target: MLP, params: {hidden: "
+                "[4]}}, file: '" +
+                (scratch.path / "first.pt").string() + "'}}"}),
+      Catch::Contains("model.params: expected parameters that Pretrained accepts, got "
+                      "\"load_pretrained: '"));
+  CHECK_THAT(
+      error_of({"model={_target: Pretrained, params: {model: {_target: MLP}, freeze: ['*']}}"}),
+      Catch::Contains("every parameter of the model is frozen; nothing to train"));
 }

@@ -16,6 +16,8 @@
 
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
+#include "hookforge/torch/io/pretrained.hpp"
+#include "hookforge/torch/models/freeze.hpp"
 
 #include "file_testing.hpp"
 #include "skip.hpp"
@@ -416,4 +418,138 @@ TEST_CASE("checkpoint: a failed save keeps the previous checkpoint intact", "[ch
   checkpoint_writer{}.add_int("step", 3).save(file);
   CHECK(checkpoint_reader(file).load_int("step") == 3);
   CHECK(dir.files() == std::vector<std::string>{"last.ckpt"});
+}
+
+// --- starting weights: load_pretrained, freeze -------------------------------------------------
+
+namespace {
+/// A backbone (Sequential: "0.weight", "0.bias", "2.weight", "2.bias") under a head.
+struct NetImpl : torch::nn::Module {
+  torch::nn::Sequential backbone{torch::nn::Linear(2, 3), torch::nn::ReLU(),
+                                 torch::nn::Linear(3, 4)};
+  torch::nn::Linear head{4, 1};
+  NetImpl() {
+    register_module("backbone", backbone);
+    register_module("head", head);
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return head(backbone->forward(x)); }
+};
+TORCH_MODULE(Net);
+
+bool same_parameters(const torch::nn::Module& a, const torch::nn::Module& b) {
+  const auto pa = a.named_parameters(), pb = b.named_parameters();
+  if (pa.keys() != pb.keys()) return false;
+  for (const auto& item : pa)
+    if (!torch::equal(item.value(), pb[item.key()])) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("load_pretrained reads a hookforge checkpoint's model section and a torch::save archive",
+          "[checkpoint][pretrained]") {
+  tfx::temp_dir dir;
+  torch::manual_seed(1);
+  Net trained;
+  checkpoint_writer().add_module("model", trained).add_int("epoch", 3).save(dir.path / "run.pt");
+  torch::save(trained, (dir.path / "module.pt").string());
+
+  for (const char* file : {"run.pt", "module.pt"}) {
+    torch::manual_seed(2);
+    Net fresh;
+    REQUIRE(!same_parameters(*fresh, *trained));
+    const auto report = hookforge::load_pretrained(*fresh, {.file = dir.path / file});
+    CHECK(same_parameters(*fresh, *trained));
+    CHECK(report.loaded.size() == 6);
+    CHECK((report.missing.empty() && report.unexpected.empty()));
+    CHECK_THAT(report.summary(), Catch::StartsWith("loaded 6 of 6 tensors from '"));
+    CHECK_THAT(report.summary(), Catch::Contains(std::string(file) == "run.pt"
+                                                     ? "(hookforge checkpoint, section 'model')"
+                                                     : "(torch::save archive)"));
+  }
+  // A prefix takes the backbone of a whole network into a backbone alone.
+  torch::nn::Sequential backbone{torch::nn::Linear(2, 3), torch::nn::ReLU(),
+                                 torch::nn::Linear(3, 4)};
+  const auto report = hookforge::load_pretrained(
+      *backbone, {.file = dir.path / "module.pt", .prefix = "backbone."});
+  CHECK(same_parameters(*backbone, *trained->backbone));
+  CHECK(report.loaded == std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"});
+  // apply = false checks and reports, and copies nothing.
+  torch::manual_seed(3);
+  Net dry;
+  const auto before_weight = dry->head->weight.clone();
+  CHECK(hookforge::load_pretrained(*dry, {.file = dir.path / "run.pt"}, /*apply=*/false)
+            .loaded.size() == 6);
+  CHECK(torch::equal(dry->head->weight, before_weight));
+}
+
+TEST_CASE(
+    "load_pretrained: a mismatch lists every missing, unexpected and mis-shaped name, and "
+    "copies nothing",
+    "[checkpoint][pretrained]") {
+  tfx::temp_dir dir;
+  torch::nn::Sequential saved{torch::nn::Linear(2, 3), torch::nn::ReLU(), torch::nn::Linear(3, 4),
+                              torch::nn::Linear(4, 5)};
+  torch::save(saved, (dir.path / "w.pt").string());
+  torch::nn::Sequential other{torch::nn::Linear(2, 3), torch::nn::ReLU(), torch::nn::Linear(3, 6)};
+  const auto first = other[0]->as<torch::nn::Linear>()->weight.clone();
+
+  const auto message = error_of<std::invalid_argument>(
+      [&] { hookforge::load_pretrained(*other, {.file = dir.path / "w.pt"}); });
+  CHECK_THAT(message,
+             Catch::Contains("w.pt' (torch::save archive) does not fit the model (strict)"));
+  CHECK_THAT(message, Catch::Contains("mis-shaped: 2.weight (model [6, 3], file [4, 3]), 2.bias "
+                                      "(model [6], file [4])"));
+  CHECK_THAT(message, Catch::Contains("not in the model: 3.bias, 3.weight"));
+  CHECK(torch::equal(other[0]->as<torch::nn::Linear>()->weight, first));
+
+  // Not strict: what matches is loaded, the rest reported; a shape mismatch is still an error.
+  torch::nn::Sequential smaller{torch::nn::Linear(2, 3)};
+  const auto report =
+      hookforge::load_pretrained(*smaller, {.file = dir.path / "w.pt", .strict = false});
+  CHECK(report.unexpected == std::vector<std::string>{"2.bias", "2.weight", "3.bias", "3.weight"});
+  CHECK(torch::equal(smaller[0]->as<torch::nn::Linear>()->weight,
+                     saved[0]->as<torch::nn::Linear>()->weight));
+  torch::nn::Sequential larger{torch::nn::Linear(2, 3), torch::nn::ReLU(), torch::nn::Linear(3, 4),
+                               torch::nn::Linear(4, 5), torch::nn::Linear(5, 1)};
+  const auto missing = error_of<std::invalid_argument>(
+      [&] { hookforge::load_pretrained(*larger, {.file = dir.path / "w.pt"}); });
+  CHECK_THAT(missing, Catch::Contains("missing from the file: 4.weight, 4.bias"));
+  CHECK(hookforge::load_pretrained(*larger, {.file = dir.path / "w.pt", .strict = false}).missing ==
+        std::vector<std::string>{"4.weight", "4.bias"});
+
+  std::ofstream(dir.path / "junk.pt") << "not a checkpoint";
+  CHECK_THAT(
+      error_of<checkpoint_error>(
+          [&] { hookforge::load_pretrained(*other, {.file = dir.path / "junk.pt"}); }),
+      Catch::Contains("junk.pt' is neither a hookforge checkpoint nor a torch::save archive"));
+  CHECK_THAT(error_of<checkpoint_error>(
+                 [&] { hookforge::load_pretrained(*other, {.file = dir.path / "none.pt"}); }),
+             Catch::Contains("none.pt' cannot be opened"));
+  checkpoint_writer().add_int("epoch", 1).save(dir.path / "no_model.pt");
+  CHECK_THAT(error_of<checkpoint_error>(
+                 [&] { hookforge::load_pretrained(*other, {.file = dir.path / "no_model.pt"}); }),
+             Catch::Contains("no section 'model'"));
+}
+
+TEST_CASE("freeze: parameters by name pattern keep their values through training",
+          "[checkpoint][pretrained]") {
+  torch::manual_seed(4);
+  Net net;
+  const auto frozen = hookforge::freeze(*net, {"backbone.0.*", "head.bias"});
+  CHECK(frozen == std::vector<std::string>{"backbone.0.weight", "backbone.0.bias", "head.bias"});
+  CHECK(hookforge::trainable_parameters(*net).size() == 3);
+  const auto kept = net->backbone[0]->as<torch::nn::Linear>()->weight.clone();
+  const auto moved = net->head->weight.clone();
+  torch::optim::SGD sgd(hookforge::trainable_parameters(*net), 0.1);
+  for (int i = 0; i < 3; ++i) {
+    sgd.zero_grad();
+    net->forward(torch::randn({8, 2})).square().mean().backward();
+    sgd.step();
+  }
+  CHECK(torch::equal(net->backbone[0]->as<torch::nn::Linear>()->weight, kept));
+  CHECK(!net->backbone[0]->as<torch::nn::Linear>()->weight.grad().defined());
+  CHECK(!torch::equal(net->head->weight, moved));
+  CHECK_THAT(error_of<std::invalid_argument>([&] { hookforge::freeze(*net, {"backbone.9.*"}); }),
+             Catch::Contains("freeze: pattern 'backbone.9.*' matches no parameter of the model "
+                             "(backbone.0.weight, backbone.0.bias, backbone.2.weight"));
 }

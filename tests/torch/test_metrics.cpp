@@ -191,6 +191,31 @@ TEST_CASE("SSIM: 1 for identical images, the closed form for flat ones, the form
   }
 }
 
+TEST_CASE("y_channel: PSNR and SSIM on the BT.601 Y of RGB images, as scikit-image computes them",
+          "[metrics]") {
+  // skimage 0.19's rgb2ycbcr(...)[..., 0] of both images, cropped by 2, then
+  // peak_signal_noise_ratio(data_range=255) and structural_similarity(gaussian_weights=True,
+  // sigma=1.5, use_sample_covariance=False): 21.856486085446196 and 0.9275563238081006.
+  auto pattern = [](std::int64_t k) {
+    auto i = torch::arange(3 * 16 * 16, torch::kFloat64).reshape({1, 3, 16, 16});
+    return torch::fmod(i * k, 64) / 63;
+  };
+  const auto x = pattern(37), y = 0.8 * x + 0.2 * pattern(41);
+  const Entry entry{{"output", x.to(torch::kFloat)}, {"target", y.to(torch::kFloat)}};
+  CHECK(value(PSNR{.crop_border = 2, .y_channel = true}(entry)) ==
+        Approx(21.856486085446196).epsilon(1e-5));
+  CHECK(value(SSIM{.crop_border = 2, .y_channel = true}(entry)) ==
+        Approx(0.9275563238081006).epsilon(1e-5));
+  // The same on the 0-255 scale: Y's offset scales with data_range.
+  const Entry wide{{"output", entry.at("output") * 255}, {"target", entry.at("target") * 255}};
+  CHECK(value(PSNR{.data_range = 255, .crop_border = 2, .y_channel = true}(wide)) ==
+        Approx(21.856486085446196).epsilon(1e-5));
+  CHECK_THROWS_WITH((PSNR{.y_channel = true}(Entry{{"output", torch::zeros({1, 1, 4, 4})},
+                                                   {"target", torch::zeros({1, 1, 4, 4})}})),
+                    "PSNR: y_channel compares RGB images, (N, 3, H, W), but 'output' has shape "
+                    "[1, 1, 4, 4]");
+}
+
 TEST_CASE("Accuracy: argmax ties go to the lower class, top-k ranks the target", "[metrics]") {
   auto scores = torch::tensor({{0.1, 0.7, 0.2},    // target 1: best
                                {0.5, 0.5, 0.0},    // target 1: tied with class 0, which ranks first

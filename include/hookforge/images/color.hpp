@@ -4,15 +4,15 @@
 //
 // `rgb`: 3 channels (a gray image is repeated into each). `gray`: 1 channel, luma
 // 0.299 R + 0.587 G + 0.114 B (ITU-R BT.601's weights, as PIL's "L"; a gray image as it is).
-// `y`: 1 channel, the Y of ITU-R BT.601 YCbCr in studio range, (16 + 65.481 R + 128.553 G +
-// 24.966 B) / 255 with R, G, B in [0, 1], so values lie in [16/255, 235/255]: what the
-// super-resolution literature evaluates on (MATLAB's rgb2ycbcr; a gray image counts as R =
-// G = B).
+// `y`: 1 channel, the Y of ITU-R BT.601 YCbCr in studio range (bt601_y, torch/data/ycbcr.hpp;
+// a gray image counts as R = G = B): what the super-resolution literature evaluates on.
 #pragma once
 
 #include <stdexcept>
 
 #include <torch/types.h>
+
+#include "hookforge/torch/data/ycbcr.hpp"
 
 namespace hookforge {
 
@@ -25,18 +25,15 @@ inline torch::Tensor to_color(const torch::Tensor& image, image_color color) {
   if (channels != 1 && channels != 3)
     throw std::invalid_argument("to_color: expected an image of 1 or 3 channels, got " +
                                 std::to_string(channels));
-  auto weighted = [&](double r, double g, double b, double offset) {
-    if (channels == 1) return image * (r + g + b) + offset;
-    return image[0].unsqueeze(0) * r + image[1].unsqueeze(0) * g + image[2].unsqueeze(0) * b +
-           offset;
-  };
   switch (color) {
     case image_color::rgb:
       return channels == 3 ? image : image.expand({3, -1, -1}).contiguous();
     case image_color::gray:
-      return channels == 1 ? image : weighted(0.299, 0.587, 0.114, 0.0);
+      if (channels == 1) return image;
+      return image[0].unsqueeze(0) * 0.299 + image[1].unsqueeze(0) * 0.587 +
+             image[2].unsqueeze(0) * 0.114;
     case image_color::y:
-      return weighted(65.481 / 255, 128.553 / 255, 24.966 / 255, 16.0 / 255);
+      return bt601_y(channels == 3 ? image : image.expand({3, -1, -1}));
   }
   return image;
 }

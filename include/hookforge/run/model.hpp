@@ -16,19 +16,25 @@
 #pragma once
 
 #include <concepts>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
 #include "hookforge/config/register.hpp"
+#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/run/machine.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/io/pretrained.hpp"
+#include "hookforge/torch/models/freeze.hpp"
 
 namespace hookforge::run {
 
@@ -94,6 +100,54 @@ class module_model final : public Model {
 
  private:
   Holder net_;
+};
+
+/// `Pretrained`'s parameters: a model, the file its weights start from, and what to freeze.
+struct pretrained_config {
+  std::shared_ptr<Model> model;          ///< required: the model to initialise
+  std::filesystem::path file = {};       ///< a hookforge checkpoint or a torch::save archive
+  std::string prefix = {};               ///< take the file's tensors under it, without it
+  bool strict = true;                    ///< every tensor on both sides must match
+  std::string section = "model";         ///< the module section of a hookforge checkpoint
+  std::vector<std::string> freeze = {};  ///< parameter name patterns kept out of training
+};
+
+/// A model whose weights start from a file, with some parameters frozen: MMEngine's
+/// `init_cfg=dict(type='Pretrained', ...)` as a model entry of its own.
+///
+///   model:
+///     _target: Pretrained
+///     params: {model: {_target: ESPCN, params: {...}}, file: teacher.pt, freeze: ["body.0.*"]}
+///
+/// It is the model it wraps (same module, same names in checkpoints); the load and the
+/// freeze happen when it is built, so hookforge-run --check reports them too (one line on
+/// stdout, rank 0). Optimisers built on it get only its trainable parameters.
+class pretrained_model final : public Model {
+ public:
+  explicit pretrained_model(pretrained_config config) : inner_(std::move(config.model)) {
+    if (!inner_) throw std::invalid_argument("Pretrained: model must be given");
+    if (config.file.empty() && config.freeze.empty())
+      throw std::invalid_argument("Pretrained: give a file to load, parameters to freeze, or both");
+    std::string line = "Pretrained:";
+    if (!config.file.empty())
+      line += " " + load_pretrained(inner_->module(), {.file = config.file,
+                                                       .prefix = config.prefix,
+                                                       .strict = config.strict,
+                                                       .section = config.section})
+                        .summary();
+    if (!config.freeze.empty()) {
+      const auto frozen = hookforge::freeze(inner_->module(), config.freeze);
+      line += (config.file.empty() ? " froze " : "; froze ") + std::to_string(frozen.size()) +
+              " parameters (" + join_names(frozen, ", ") + ")";
+    }
+    if (settings().rank == 0) fmt::print("{}\n", line);
+  }
+
+  Entry forward(const Entry& batch) override { return inner_->forward(batch); }
+  std::shared_ptr<torch::nn::Module> ptr() const override { return inner_->ptr(); }
+
+ private:
+  std::shared_ptr<Model> inner_;
 };
 
 }  // namespace hookforge::run

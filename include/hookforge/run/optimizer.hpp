@@ -28,6 +28,7 @@
 
 #include "hookforge/config/register.hpp"
 #include "hookforge/run/model.hpp"
+#include "hookforge/torch/models/freeze.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/torch/compat.hpp"
 #include "hookforge/torch/optim/fused_adam.hpp"
@@ -80,9 +81,12 @@ namespace detail {
 inline std::vector<torch::Tensor> parameters_of(const std::shared_ptr<Model>& model,
                                                 const char* who) {
   if (!model) throw std::invalid_argument(fmt::format("{}: model must be given", who));
-  auto params = model->module().parameters();
-  if (params.empty())
+  if (model->module().parameters().empty())
     throw std::invalid_argument(fmt::format("{}: the model has no parameters", who));
+  auto params = trainable_parameters(model->module());  // frozen ones (Pretrained) left out
+  if (params.empty())
+    throw std::invalid_argument(
+        fmt::format("{}: every parameter of the model is frozen; nothing to train", who));
   return params;
 }
 inline void check_common(const char* who, double lr, double weight_decay) {

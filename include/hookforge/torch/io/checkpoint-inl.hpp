@@ -250,6 +250,12 @@ HOOKFORGE_INLINE void checkpoint_reader::load_module(const std::string& name,
   guarded(name, [&] { detail::ckpt::decode_module({path_, name, section}, module); });
 }
 
+HOOKFORGE_INLINE std::vector<std::pair<std::string, torch::Tensor>>
+checkpoint_reader::module_tensors(const std::string& name) const {
+  auto section = open_section(name, "module");
+  return guarded(name, [&] { return detail::ckpt::module_tensors({path_, name, section}); });
+}
+
 HOOKFORGE_INLINE void checkpoint_reader::load_optimizer(const std::string& name,
                                                         torch::optim::Optimizer& optimizer) const {
   auto section = open_section(name, "optimizer");

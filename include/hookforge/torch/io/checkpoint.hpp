@@ -147,6 +147,10 @@ class checkpoint_reader {
     load_module(name, static_cast<torch::nn::Module&>(*module.ptr()));
   }
 
+  // The parameters and buffers of module section `name` by their dotted names, as stored
+  // (what load_pretrained reads from a checkpoint).
+  std::vector<std::pair<std::string, torch::Tensor>> module_tensors(const std::string& name) const;
+
   // Restores the per-parameter state exactly and every param group's options (lr,
   // momentum, betas, weight decay, ...) and the defaults. The optimizer must be of the
   // same type, with the same number of groups and parameter shapes as when saved.

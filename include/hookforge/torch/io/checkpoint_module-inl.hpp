@@ -84,4 +84,19 @@ HOOKFORGE_INLINE void decode_module(const stored_section& section, torch::nn::Mo
   for (auto& [into, from] : copies) into.copy_(from);
 }
 
+HOOKFORGE_INLINE std::vector<std::pair<std::string, torch::Tensor>> module_tensors(
+    const stored_section& section) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const char* key : {"parameters", "buffers"}) {
+    torch::serialize::InputArchive stored;
+    section.archive.read(key, stored);
+    for (const auto& name : stored.keys()) {
+      c10::IValue value;
+      if (stored.try_read(name, value) && value.isTensor())
+        out.emplace_back(name, value.toTensor());
+    }
+  }
+  return out;
+}
+
 }  // namespace hookforge::detail::ckpt

@@ -6,6 +6,10 @@
 //   buffers     {"encoder.bn.running_mean": tensor, ...}
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <torch/nn/module.h>
 #include <torch/serialize/output-archive.h>
 
@@ -22,6 +26,10 @@ HOOKFORGE_INLINE void encode_module(torch::serialize::OutputArchive& section,
 // any is copied; a mismatch throws naming each offending tensor with both shapes. Values
 // are copied into the existing tensors (device and dtype of the module are kept).
 HOOKFORGE_INLINE void decode_module(const stored_section& section, torch::nn::Module& module);
+
+// Every tensor of `section` by its dotted name: the parameters, then the buffers.
+HOOKFORGE_INLINE std::vector<std::pair<std::string, torch::Tensor>> module_tensors(
+    const stored_section& section);
 
 }  // namespace hookforge::detail::ckpt
 

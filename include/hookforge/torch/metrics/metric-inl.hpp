@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "hookforge/torch/data/ycbcr.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
 
 namespace hookforge {
@@ -68,7 +69,8 @@ namespace detail {
 
 HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> compared_fields(
     const Entry& entry, std::string_view who, const std::string& output_field,
-    const std::string& target_field, std::int64_t crop_border, std::int64_t min_dims) {
+    const std::string& target_field, image_comparison how, std::int64_t min_dims) {
+  const auto crop_border = how.crop_border;
   auto x = entry.at(output_field);
   auto y = entry.at(target_field);
   const std::string name(who);
@@ -80,6 +82,13 @@ HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> compared_fields(
     throw std::invalid_argument(name + ": '" + output_field + "' needs at least " +
                                 std::to_string(min_dims) +
                                 " dimensions (the batch first), got shape " + c10::str(x.sizes()));
+  if (how.y_channel) {
+    if (x.dim() != 4 || x.size(1) != 3)
+      throw std::invalid_argument(name + ": y_channel compares RGB images, (N, 3, H, W), but '" +
+                                  output_field + "' has shape " + c10::str(x.sizes()));
+    x = bt601_y(x.to(torch::kFloat), 1, how.data_range);
+    y = bt601_y(y.to(torch::kFloat), 1, how.data_range);
+  }
   if (crop_border > 0) {
     const auto h = x.size(-2), w = x.size(-1);
     if (h <= 2 * crop_border || w <= 2 * crop_border)
@@ -97,7 +106,7 @@ HOOKFORGE_INLINE torch::Tensor mean_error(const Entry& entry, element_error erro
                                           const std::string& target_field) {
   metric_scope scope;
   const bool absolute = error == element_error::absolute;
-  auto [x, y] = compared_fields(entry, absolute ? "MAE" : "MSE", output_field, target_field, 0, 1);
+  auto [x, y] = compared_fields(entry, absolute ? "MAE" : "MSE", output_field, target_field, {}, 1);
   auto diff = x - y;
   return (absolute ? diff.abs() : diff.square()).mean();
 }

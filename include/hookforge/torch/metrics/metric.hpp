@@ -95,12 +95,19 @@ HOOKFORGE_INLINE torch::Tensor mean_error(const Entry& entry, element_error erro
                                           const std::string& output_field,
                                           const std::string& target_field);
 
+/// How an image metric compares its fields: the options PSNR and SSIM share.
+struct image_comparison {
+  std::int64_t crop_border = 0;  ///< elements removed from each edge of the last two dimensions
+  bool y_channel = false;        ///< compare the BT.601 Y of (N, 3, H, W) RGB images
+  double data_range = 1.0;       ///< the values' range, for the Y conversion
+};
+
 /// `entry`'s prediction and target fields as float32, checked to have the same shape and
-/// at least `min_dims` dimensions (dimension 0 is the batch), with `crop_border` elements
-/// removed from each edge of the last two dimensions. `who` names the metric in errors.
+/// at least `min_dims` dimensions (dimension 0 is the batch), converted to their Y and
+/// cropped as `how` says. `who` names the metric in errors.
 HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> compared_fields(
     const Entry& entry, std::string_view who, const std::string& output_field,
-    const std::string& target_field, std::int64_t crop_border, std::int64_t min_dims);
+    const std::string& target_field, image_comparison how, std::int64_t min_dims);
 
 /// PSNR's and SSIM's options: std::invalid_argument naming `who` unless data_range > 0
 /// and crop_border >= 0.

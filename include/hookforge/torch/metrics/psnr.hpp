@@ -5,7 +5,9 @@
 // after `crop_border` pixels are removed from each edge of the last two dimensions (the
 // usual border crop of super-resolution benchmarks). The batch's value is the mean of the
 // PSNR_i, so the epoch's is the mean over samples (not the PSNR of the mean MSE). A sample
-// equal to its target has PSNR +inf, as in BasicSR and scikit-image.
+// equal to its target has PSNR +inf, as in BasicSR and scikit-image. With `y_channel`, RGB
+// images (N, 3, H, W) are compared on their BT.601 Y (data/ycbcr.hpp), as the SR literature
+// reports PSNR.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,7 @@ namespace hookforge {
 struct PSNR {
   double data_range = 1.0;  ///< max - min of the signal: 1 for [0, 1] images, 255 for 8-bit ones
   std::int64_t crop_border = 0;  ///< pixels removed from each edge of the last two dimensions
+  bool y_channel = false;        ///< compare the BT.601 Y of RGB images, (N, 3, H, W) (ycbcr.hpp)
   HOOKFORGE_METRIC_FIELDS("psnr")
 
   /// std::invalid_argument for a data_range <= 0 or a negative crop_border.

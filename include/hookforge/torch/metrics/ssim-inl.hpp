@@ -18,7 +18,8 @@ HOOKFORGE_INLINE void SSIM::validate() const {
 HOOKFORGE_INLINE torch::Tensor SSIM::operator()(const Entry& entry) const {
   validate();
   detail::metric_scope scope;
-  auto [x, y] = detail::compared_fields(entry, "SSIM", output_field, target_field, crop_border, 3);
+  auto [x, y] = detail::compared_fields(entry, "SSIM", output_field, target_field,
+                                        {crop_border, y_channel, data_range}, 3);
   if (x.dim() > 4)
     throw std::invalid_argument("SSIM: images must be (N, C, H, W) or (N, H, W), got shape " +
                                 c10::str(x.sizes()));

@@ -32,6 +32,7 @@ struct SSIM {
 
   double data_range = 1.0;  ///< max - min of the signal: 1 for [0, 1] images, 255 for 8-bit ones
   std::int64_t crop_border = 0;  ///< pixels removed from each edge of the last two dimensions
+  bool y_channel = false;        ///< compare the BT.601 Y of RGB images, (N, 3, H, W) (ycbcr.hpp)
   HOOKFORGE_METRIC_FIELDS("ssim")
 
   /// std::invalid_argument for a data_range <= 0 or a negative crop_border.
