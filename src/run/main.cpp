@@ -75,6 +75,11 @@ using detail::usage_error;
 using detail::usage_text;
 
 constexpr std::string_view embedded_name = "configs/default.yaml (embedded)";
+// For a `_target` no class is registered under: the stock hookforge-run knows only the
+// built-ins, and a user's own class often reaches it by mistake.
+constexpr std::string_view unregistered_note =
+    "a class of your own needs a program built on hookforge::run::main (docs/config.md, "
+    "\"Your own classes in a run\")";
 
 /// The message on one line (the config error format is one line; a YAML parser's may not be).
 std::string one_line(std::string text) {
@@ -359,7 +364,8 @@ int run_main(int argc, char** argv) {
           std::move(doc), cfg::build_options{.strict = cli.strict,
                                              .rank = rank,
                                              .output_dir = work_dir.value_or(std::string()),
-                                             .paths_outside_output = cli.paths_outside_output});
+                                             .paths_outside_output = cli.paths_outside_output,
+                                             .unregistered_note = std::string(unregistered_note)});
       system = read_system(*b);
       distributed = read_distributed(*b);
       if (world_size > 1) detail::set_up_data_parallel(distributed);

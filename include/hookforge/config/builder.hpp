@@ -60,6 +60,9 @@ struct build_options {
   std::filesystem::path output_dir{};
   /// Output paths may lead out of output_dir (hookforge-run --allow-outside-output).
   bool paths_outside_output = false;
+  /// Added to the message for a `_target` that no class is registered under: where a
+  /// class of one's own would have to be registered (hookforge-run says which program).
+  std::string unregistered_note{};
 };
 
 /// A value that names something known only once everything is built (a validation score
@@ -206,11 +209,13 @@ class builder {
                          fmt::format("the name of a registered {}", kind), target.describe());
     auto& reg = registry<Handle>::instance();
     const auto* found = reg.find(target.scalar());
-    if (!found)
+    if (!found) {
+      auto note = detail::closest_note(target.scalar(), reg.names(),
+                                       fmt::format("no {} is registered", kind));
+      if (!options_.unregistered_note.empty()) note += "; " + options_.unregistered_note;
       throw config_error(target.where(), target.key(), fmt::format("a registered {}", kind),
-                         target.describe(),
-                         detail::closest_note(target.scalar(), reg.names(),
-                                              fmt::format("no {} is registered", kind)));
+                         target.describe(), note);
+    }
     if (!found->clashes.empty())
       throw config_error(target.where(), target.key(),
                          fmt::format("{} name registered once", detail::a_kind(kind)),

@@ -128,7 +128,7 @@ class ImageFolder {
       if (left_right) p = p.flip({-1});
       if (up_down) p = p.flip({-2});
       if (transpose) p = p.transpose(-2, -1);
-      return p.contiguous();
+      return p.clone(torch::MemoryFormat::Contiguous);  // never a view of a cached image
     };
     if (o.scale == 1) return {{"input", cut(image.high, 1)}};
     return {{"input", cut(image.lr, 1)},
