@@ -282,8 +282,8 @@ struct hookforge::run::enum_names<hookforge::image_color> {
       {"rgb", image_color::rgb}, {"gray", image_color::gray}, {"y", image_color::y}};
 };
 
-// `root` is an input: taken as written (relative to the working directory), never placed
-// under the run's output directory.
+// `root` and `lr_root` are inputs: taken as written (relative to the working directory),
+// never placed under the run's output directory.
 HOOKFORGE_REGISTER_AS(dataset, "ImageFolder", run::dataset_of<ImageFolder>,
                       cfg::options<image_folder_options>(
                           cfg::field("root", &image_folder_options::root, cfg::required),
@@ -297,7 +297,9 @@ HOOKFORGE_REGISTER_AS(dataset, "ImageFolder", run::dataset_of<ImageFolder>,
                           cfg::field("cache", &image_folder_options::cache),
                           cfg::field("bit_depth", &image_folder_options::bit_depth),
                           cfg::field("seed", &image_folder_options::seed),
-                          cfg::field("missing_hint", &image_folder_options::missing_hint)));
+                          cfg::field("missing_hint", &image_folder_options::missing_hint),
+                          cfg::field("lr_root", &image_folder_options::lr_root),
+                          cfg::field("lr_suffix", &image_folder_options::lr_suffix)));
 HOOKFORGE_REGISTER_AS(
     dataset, "Sine", run::dataset_of<SineRegression>,
     cfg::options<sine_regression_options>(cfg::field("count", &sine_regression_options::count),

@@ -270,3 +270,55 @@ TEST_CASE("ImageFolder's errors name the option, the folder or the file", "[imag
   CHECK_THAT(tfx::error_of<image_error>([&] { data.get(2); }),
              Catch::Contains("c.png: is truncated or corrupt"));
 }
+
+TEST_CASE("ImageFolder with lr_root: LR files matched by name, checked against HR's size",
+          "[images]") {
+  tfx::temp_dir dir;
+  fs::create_directories(dir.path / "hr" / "sub");
+  fs::create_directories(dir.path / "lr" / "sub");
+  const auto a = tfx::test_pixels(3, 16, 21, 1), b = tfx::test_pixels(1, 12, 12, 2);
+  tfx::write_png(dir.path / "hr" / "a.png", a);
+  tfx::write_png(dir.path / "hr" / "sub" / "b.png", b);
+  // The LR files: a's made here by a reduction of its own (not ImageFolder's), b's as JPEG.
+  const auto a_low =
+      torch::nn::functional::avg_pool2d(a.narrow(2, 0, 20).to(torch::kFloat).unsqueeze(0),
+                                        torch::nn::functional::AvgPool2dFuncOptions(2))
+          .squeeze(0)
+          .round()
+          .to(torch::kUInt8);
+  tfx::write_png(dir.path / "lr" / "ax2.png", a_low);
+  tfx::write_jpeg(dir.path / "lr" / "sub" / "bx2.jpg", tfx::test_pixels(1, 6, 6, 3));
+
+  ImageFolder data(
+      {.root = dir.path / "hr", .scale = 2, .lr_root = dir.path / "lr", .lr_suffix = "x2"});
+  REQUIRE(data.size() == 2);
+  const auto first = data.get(0);
+  CHECK(torch::equal(first.at("input"), to_unit_range(a_low, 8)));
+  CHECK(torch::equal(first.at("target"), to_unit_range(a, 8).narrow(2, 0, 20)));
+  CHECK(torch::equal(first.at("bicubic"), bicubic_upscale(first.at("input"), 2)));
+  CHECK((data.get(1).at("input").sizes() == torch::IntArrayRef{3, 6, 6}));  // gray as RGB
+
+  // Cached and patched: LR and HR stay aligned.
+  ImageFolder patches({.root = dir.path / "hr",
+                       .scale = 2,
+                       .patch = 4,
+                       .cache = true,
+                       .lr_root = dir.path / "lr",
+                       .lr_suffix = "x2"});
+  CHECK((patches.get(0, 1).at("input").sizes() == torch::IntArrayRef{3, 2, 2}));
+
+  auto error_of = [](image_folder_options o) {
+    return tfx::error_of<std::exception>([&] { ImageFolder d(std::move(o)); });
+  };
+  CHECK_THAT(error_of({.root = dir.path / "hr", .scale = 2, .lr_root = dir.path / "lr"}),
+             Catch::Contains("no LR image 'a.{png,jpg,jpeg}' under lr_root '"));
+  CHECK_THAT(error_of({.root = dir.path / "hr", .lr_root = dir.path / "lr"}),
+             Catch::Contains("lr_root needs scale >= 2"));
+  tfx::write_png(dir.path / "lr" / "ax2.png", tfx::test_pixels(3, 8, 11));
+  CHECK_THAT(
+      error_of(
+          {.root = dir.path / "hr", .scale = 2, .lr_root = dir.path / "lr", .lr_suffix = "x2"}),
+      Catch::Contains("ax2.png: is 11 x 8 pixels, but its HR image '" +
+                      (dir.path / "hr" / "a.png").string() +
+                      "' is 21 x 16: expected 10 x 8 at scale 2"));
+}

@@ -19,6 +19,9 @@
 //   "input"    [C, H/s, W/s]  HR reduced by antialiased bicubic (resize.hpp), rounded to the
 //                             file's bit depth as a saved LR file would be (LR);
 //   "bicubic"  [C, H, W]      LR enlarged back by bicubic: the baseline a model must beat.
+// With `lr_root`, "input" is read instead (paired data, as DIV2K's LR folders): the file at
+// the same path under lr_root whose stem is the HR file's plus `lr_suffix` ("x2"), with the
+// HR file's extension or .png, .jpg, .jpeg; it must be HR's size divided by s (rounded down).
 // With `patch` p > 0 every field is cut to a random square, p x p in HR and p/s x p/s in LR at
 // the same place; `flip` then flips it left-right and up-down, each with probability 1/2, and
 // `rotate` transposes it with probability 1/2 (with the flips, the 8 rotations and reflections).
@@ -27,11 +30,12 @@
 // whichever thread asks and whatever was drawn before, so a resumed run sees the samples a
 // straight one saw; get(i) is epoch 0's. The DataLoader passes each batch's epoch.
 //
-// Errors. Options out of range, a missing root, a folder without images, a named file that is
-// missing: std::invalid_argument from the constructor. The constructor reads every file's
-// header (with `cache`, every file whole), so a file that is not an image, has another bit
-// depth than `bit_depth`, or is smaller than the patch is an image_error naming it before
-// training starts; a truncated file not cached is an image_error from get.
+// Errors. Options out of range, a missing root, a folder without images, a named file or an
+// LR file that is missing: std::invalid_argument from the constructor. The constructor reads every
+// file's header (with `cache`, every file whole), so a file that is not an image, has another bit
+// depth than `bit_depth`, is smaller than the patch, or is an LR file of the wrong size is an
+// image_error naming it before training starts; a truncated file not cached is an image_error from
+// get.
 //
 // `cache` keeps every prepared image (HR, LR and bicubic, float32) in memory; without it each
 // get decodes its file again, in the loader's worker threads when it has workers.
@@ -71,6 +75,9 @@ struct image_folder_options {
   std::int64_t bit_depth = 0;     ///< 8 or 16: every file must have it; 0: either
   std::uint64_t seed = 0;         ///< patches and flips are a function of (seed, epoch, index)
   std::string missing_hint = {};  ///< added to the message when root does not exist
+  std::filesystem::path lr_root =
+      {};                      ///< LR files under it, matched by name (paired); empty: reduce HR
+  std::string lr_suffix = {};  ///< an LR file's stem is its HR file's plus this ("x2")
 
   /// std::invalid_argument naming the first option out of range.
   void validate() const {
@@ -87,6 +94,9 @@ struct image_folder_options {
       fail("bit_depth must be 0 (any), 8 or 16, got " + std::to_string(bit_depth));
     if ((flip || rotate) && patch == 0)
       fail("flip and rotate need patch > 0 (whole images are evaluated as they are)");
+    if (!lr_root.empty() && scale < 2)
+      fail("lr_root needs scale >= 2 (the factor between its images and root's), got " +
+           std::to_string(scale));
   }
 };
 
@@ -155,23 +165,21 @@ class ImageFolder {
   struct shared {
     image_folder_options options;
     std::vector<std::filesystem::path> files;
-    std::vector<std::int64_t> bit_depths;
+    std::vector<std::filesystem::path> lr_files;  ///< with lr_root: each file's LR image
     std::vector<prepared> cached;
 
     explicit shared(image_folder_options o) : options(std::move(o)) {
       options.validate();
       list_files();
-      bit_depths.reserve(files.size());
+      if (!options.lr_root.empty()) pair_files();
       for (std::size_t i = 0; i < files.size(); ++i) {
-        image_info info;
-        torch::Tensor pixels;
-        if (options.cache)
-          pixels = read_image(files[i], &info);
-        else
-          info = read_image_info(files[i]);
+        if (options.cache) {
+          cached.push_back(prepare(i));
+          continue;
+        }
+        const auto info = read_image_info(files[i]);
         check(files[i], info);
-        bit_depths.push_back(info.bit_depth);
-        if (options.cache) cached.push_back(prepare(pixels, info.bit_depth));
+        if (!lr_files.empty()) check_pair(i, info, read_image_info(lr_files[i]));
       }
     }
 
@@ -210,11 +218,56 @@ class ImageFolder {
                                     "'");
     }
 
-    void check(const std::filesystem::path& file, const image_info& info) const {
+    /// Each file's LR image: the same path under lr_root, its stem + lr_suffix, with the
+    /// file's extension or another image one.
+    void pair_files() {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(options.lr_root, ec))
+        throw std::invalid_argument("ImageFolder: lr_root '" + options.lr_root.string() +
+                                    "' is not a folder");
+      for (const auto& file : files) {
+        const auto relative = file.lexically_relative(options.root);
+        const auto stem = relative.parent_path() / (relative.stem().string() + options.lr_suffix);
+        std::filesystem::path found;
+        for (const auto& ext : {relative.extension().string(), std::string(".png"),
+                                std::string(".jpg"), std::string(".jpeg")}) {
+          auto candidate = options.lr_root / stem;
+          candidate += ext;
+          if (std::filesystem::is_regular_file(candidate, ec)) {
+            found = std::move(candidate);
+            break;
+          }
+        }
+        if (found.empty())
+          throw std::invalid_argument("ImageFolder: no LR image '" + stem.string() +
+                                      ".{png,jpg,jpeg}' under lr_root '" +
+                                      options.lr_root.string() + "' for '" + file.string() + "'");
+        lr_files.push_back(std::move(found));
+      }
+    }
+
+    /// An LR image must be its HR image's size divided by scale (rounded down).
+    void check_pair(std::size_t index, const image_info& high, const image_info& low) const {
+      check_depth(lr_files[index], low);
+      const auto s = options.scale;
+      if (low.width != high.width / s || low.height != high.height / s)
+        throw image_error(lr_files[index],
+                          "is " + std::to_string(low.width) + " x " + std::to_string(low.height) +
+                              " pixels, but its HR image '" + files[index].string() + "' is " +
+                              std::to_string(high.width) + " x " + std::to_string(high.height) +
+                              ": expected " + std::to_string(high.width / s) + " x " +
+                              std::to_string(high.height / s) + " at scale " + std::to_string(s));
+    }
+
+    void check_depth(const std::filesystem::path& file, const image_info& info) const {
       if (options.bit_depth != 0 && info.bit_depth != options.bit_depth)
         throw image_error(file, "has " + std::to_string(info.bit_depth) +
                                     " bits per sample, but bit_depth is " +
                                     std::to_string(options.bit_depth));
+    }
+
+    void check(const std::filesystem::path& file, const image_info& info) const {
+      check_depth(file, info);
       const auto need = std::max(options.patch, options.scale);
       const auto h = info.height / options.scale * options.scale;
       const auto w = info.width / options.scale * options.scale;
@@ -225,24 +278,29 @@ class ImageFolder {
                                     std::to_string(need) + " x " + std::to_string(need));
     }
 
-    prepared prepare(const torch::Tensor& pixels, std::int64_t bit_depth) const {
+    /// Image `index` read, checked and made ready to cut: HR, and with scale >= 2 its LR
+    /// (lr_root's file, or HR reduced) and bicubic baseline.
+    prepared prepare(std::size_t index) const {
+      image_info info;
+      const auto pixels = read_image(files[index], &info);
+      check(files[index], info);  // the file may have changed since the constructor read it
       prepared p;
-      auto image = to_color(to_unit_range(pixels, bit_depth), options.color);
+      auto image = to_color(to_unit_range(pixels, info.bit_depth), options.color);
       if (options.scale == 1) {
         p.high = image.contiguous();
         return p;
       }
       p.high = crop_to_multiple(image, options.scale).contiguous();
-      p.lr = quantize(bicubic_downscale(p.high, options.scale), bit_depth);
+      if (lr_files.empty()) {
+        p.lr = quantize(bicubic_downscale(p.high, options.scale), info.bit_depth);
+      } else {
+        image_info low;
+        const auto lr_pixels = read_image(lr_files[index], &low);
+        check_pair(index, info, low);
+        p.lr = to_color(to_unit_range(lr_pixels, low.bit_depth), options.color).contiguous();
+      }
       p.bicubic = bicubic_upscale(p.lr, options.scale);
       return p;
-    }
-
-    prepared prepare(std::size_t index) const {
-      image_info info;
-      auto pixels = read_image(files[index], &info);
-      check(files[index], info);  // the file may have changed since the constructor read it
-      return prepare(pixels, info.bit_depth);
     }
   };
 
