@@ -499,14 +499,17 @@ TEST_CASE(
              Catch::Contains("w.pt' (torch::save archive) does not fit the model (strict)"));
   CHECK_THAT(message, Catch::Contains("mis-shaped: 2.weight (model [6, 3], file [4, 3]), 2.bias "
                                       "(model [6], file [4])"));
-  CHECK_THAT(message, Catch::Contains("not in the model: 3.bias, 3.weight"));
+  CHECK_THAT(message, Catch::Contains("not in the model: 3."));
+  CHECK_THAT(message, Catch::Contains("3.weight") && Catch::Contains("3.bias"));
   CHECK(torch::equal(other[0]->as<torch::nn::Linear>()->weight, first));
 
   // Not strict: what matches is loaded, the rest reported; a shape mismatch is still an error.
   torch::nn::Sequential smaller{torch::nn::Linear(2, 3)};
   const auto report =
       hookforge::load_pretrained(*smaller, {.file = dir.path / "w.pt", .strict = false});
-  CHECK(report.unexpected == std::vector<std::string>{"2.bias", "2.weight", "3.bias", "3.weight"});
+  auto unexpected = report.unexpected;
+  std::sort(unexpected.begin(), unexpected.end());
+  CHECK(unexpected == std::vector<std::string>{"2.bias", "2.weight", "3.bias", "3.weight"});
   CHECK(torch::equal(smaller[0]->as<torch::nn::Linear>()->weight,
                      saved[0]->as<torch::nn::Linear>()->weight));
   torch::nn::Sequential larger{torch::nn::Linear(2, 3), torch::nn::ReLU(), torch::nn::Linear(3, 4),

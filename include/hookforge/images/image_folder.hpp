@@ -75,9 +75,8 @@ struct image_folder_options {
   std::int64_t bit_depth = 0;     ///< 8 or 16: every file must have it; 0: either
   std::uint64_t seed = 0;         ///< patches and flips are a function of (seed, epoch, index)
   std::string missing_hint = {};  ///< added to the message when root does not exist
-  std::filesystem::path lr_root =
-      {};                      ///< LR files under it, matched by name (paired); empty: reduce HR
-  std::string lr_suffix = {};  ///< an LR file's stem is its HR file's plus this ("x2")
+  std::filesystem::path lr_root = {};  ///< paired LR files, matched by name; empty: reduce HR
+  std::string lr_suffix = {};          ///< an LR file's stem is its HR file's plus this ("x2")
 
   /// std::invalid_argument naming the first option out of range.
   void validate() const {

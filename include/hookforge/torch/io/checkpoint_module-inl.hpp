@@ -33,50 +33,63 @@ HOOKFORGE_INLINE void encode_module(torch::serialize::OutputArchive& section,
   section.write("buffers", buffers);
 }
 
-// The tensors of `section`'s archive `key` against `expected`: each mismatch into
-// `problems` ("parameter 'w': the module expects shape ..."), each match into `copies`.
-HOOKFORGE_INLINE void match_tensors(torch::serialize::InputArchive& section, const std::string& key,
-                                    const std::string& what,
-                                    const torch::OrderedDict<std::string, torch::Tensor>& expected,
-                                    std::vector<std::string>& problems,
-                                    std::vector<std::pair<torch::Tensor, torch::Tensor>>& copies) {
-  torch::serialize::InputArchive stored;
-  section.read(key, stored);
-  const auto stored_names = stored.keys();
-  std::vector<std::string> wanted;
+HOOKFORGE_INLINE tensor_match match_tensors(
+    const torch::OrderedDict<std::string, torch::Tensor>& expected, const named_tensors& stored) {
+  tensor_match match;
+  std::vector<bool> used(stored.size(), false);
   for (const auto& item : expected) {
     const torch::Tensor& into = item.value();
     if (!into.defined()) continue;
-    wanted.push_back(item.key());
-    c10::IValue from;
-    if (!stored.try_read(item.key(), from) || !from.isTensor()) {
-      problems.push_back(what + " '" + item.key() + "' (shape " + shape_string(into.sizes()) +
-                         ") is missing from the checkpoint");
-    } else if (from.toTensor().sizes() != into.sizes()) {
-      problems.push_back(what + " '" + item.key() + "': the module expects shape " +
-                         shape_string(into.sizes()) + ", the checkpoint has " +
-                         shape_string(from.toTensor().sizes()));
-    } else {
-      copies.emplace_back(into, from.toTensor());
+    const auto found = std::find_if(stored.begin(), stored.end(),
+                                    [&](const auto& s) { return s.first == item.key(); });
+    if (found == stored.end()) {
+      match.missing.emplace_back(item.key(), into);
+      continue;
     }
+    used[static_cast<std::size_t>(found - stored.begin())] = true;
+    if (found->second.sizes() != into.sizes())
+      match.misshaped.emplace_back(item.key(), into, found->second);
+    else
+      match.copies.emplace_back(into, found->second);
   }
-  for (const auto& stored_name : stored_names) {
-    if (std::find(wanted.begin(), wanted.end(), stored_name) != wanted.end()) continue;
-    c10::IValue from;
-    stored.try_read(stored_name, from);
-    problems.push_back("the checkpoint has " + what + " '" + stored_name + "'" +
-                       (from.isTensor() ? " (shape " + shape_string(from.toTensor().sizes()) + ")"
-                                        : std::string()) +
-                       " that the module lacks");
+  for (std::size_t i = 0; i < stored.size(); ++i)
+    if (!used[i]) match.unexpected.push_back(stored[i]);
+  return match;
+}
+
+// The tensors of `archive`'s sub-archive `key`, by name.
+HOOKFORGE_INLINE named_tensors archive_tensors(torch::serialize::InputArchive& archive,
+                                               const std::string& key) {
+  torch::serialize::InputArchive stored;
+  archive.read(key, stored);
+  named_tensors out;
+  for (const auto& name : stored.keys()) {
+    c10::IValue value;
+    if (stored.try_read(name, value) && value.isTensor()) out.emplace_back(name, value.toTensor());
   }
+  return out;
 }
 
 HOOKFORGE_INLINE void decode_module(const stored_section& section, torch::nn::Module& module) {
   std::vector<std::string> problems;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // (into, from)
-  match_tensors(section.archive, "parameters", "parameter", module.named_parameters(true), problems,
-                copies);
-  match_tensors(section.archive, "buffers", "buffer", module.named_buffers(true), problems, copies);
+  auto check = [&](const char* key, const std::string& what,
+                   const torch::OrderedDict<std::string, torch::Tensor>& expected) {
+    auto match = match_tensors(expected, archive_tensors(section.archive, key));
+    for (const auto& [name, into] : match.missing)
+      problems.push_back(what + " '" + name + "' (shape " + shape_string(into.sizes()) +
+                         ") is missing from the checkpoint");
+    for (const auto& [name, into, from] : match.misshaped)
+      problems.push_back(what + " '" + name + "': the module expects shape " +
+                         shape_string(into.sizes()) + ", the checkpoint has " +
+                         shape_string(from.sizes()));
+    for (const auto& [name, from] : match.unexpected)
+      problems.push_back("the checkpoint has " + what + " '" + name + "' (shape " +
+                         shape_string(from.sizes()) + ") that the module lacks");
+    copies.insert(copies.end(), match.copies.begin(), match.copies.end());
+  };
+  check("parameters", "parameter", module.named_parameters(true));
+  check("buffers", "buffer", module.named_buffers(true));
   if (!problems.empty())
     section.fail("section '" + section.name + "' does not match the module " + module.name() +
                  ":\n  " + hookforge::join_names(problems, "\n  "));
@@ -84,18 +97,10 @@ HOOKFORGE_INLINE void decode_module(const stored_section& section, torch::nn::Mo
   for (auto& [into, from] : copies) into.copy_(from);
 }
 
-HOOKFORGE_INLINE std::vector<std::pair<std::string, torch::Tensor>> module_tensors(
-    const stored_section& section) {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const char* key : {"parameters", "buffers"}) {
-    torch::serialize::InputArchive stored;
-    section.archive.read(key, stored);
-    for (const auto& name : stored.keys()) {
-      c10::IValue value;
-      if (stored.try_read(name, value) && value.isTensor())
-        out.emplace_back(name, value.toTensor());
-    }
-  }
+HOOKFORGE_INLINE named_tensors module_tensors(const stored_section& section) {
+  auto out = archive_tensors(section.archive, "parameters");
+  auto buffers = archive_tensors(section.archive, "buffers");
+  out.insert(out.end(), buffers.begin(), buffers.end());
   return out;
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/checkpoint_error.hpp"
 #include "hookforge/torch/io/checkpoint_format.hpp"
+#include "hookforge/torch/io/checkpoint_module.hpp"
 #include "hookforge/torch/io/checkpoint_section.hpp"
 #include "hookforge/torch/io/pretrained.hpp"
 
@@ -27,7 +27,7 @@ namespace hookforge {
 
 namespace detail::pretrained {
 
-using named_tensors = std::vector<std::pair<std::string, torch::Tensor>>;
+using ckpt::named_tensors;
 
 /// The tensors of a module archive (torch::save(module)): each child module is an archive
 /// of its own, flattened into dotted names.
@@ -96,43 +96,37 @@ HOOKFORGE_INLINE pretrained_report load_pretrained(torch::nn::Module& module,
   auto [stored, source] = detail::pretrained::read_tensors(options);
   if (!options.prefix.empty()) source += ", prefix '" + options.prefix + "'";
 
-  std::map<std::string, torch::Tensor> from;  // under the prefix, without it
+  detail::ckpt::named_tensors under;  // under the prefix, without it
   for (auto& [name, tensor] : stored)
-    if (name.starts_with(options.prefix)) from.emplace(name.substr(options.prefix.size()), tensor);
+    if (name.starts_with(options.prefix))
+      under.emplace_back(name.substr(options.prefix.size()), tensor);
+  auto expected = module.named_parameters(/*recurse=*/true);
+  for (const auto& buffer : module.named_buffers(/*recurse=*/true))
+    expected.insert(buffer.key(), buffer.value());
+  const auto match = detail::ckpt::match_tensors(expected, under);
 
   pretrained_report report;
   report.file = options.file;
   report.source = source;
-  std::vector<std::string> misshaped;
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // (into, from)
-  auto match = [&](const torch::OrderedDict<std::string, torch::Tensor>& tensors) {
-    for (const auto& item : tensors) {
-      if (!item.value().defined()) continue;
-      const auto found = from.find(item.key());
-      if (found == from.end()) {
-        report.missing.push_back(item.key());
-        continue;
-      }
-      if (found->second.sizes() != item.value().sizes())
-        misshaped.push_back(item.key() + " (model " + shape_string(item.value().sizes()) +
-                            ", file " + shape_string(found->second.sizes()) + ")");
-      else
-        copies.emplace_back(item.value(), found->second);
-      report.loaded.push_back(item.key());
-      from.erase(found);
-    }
-  };
-  match(module.named_parameters(/*recurse=*/true));
-  match(module.named_buffers(/*recurse=*/true));
-  for (const auto& [name, tensor] : from) report.unexpected.push_back(options.prefix + name);
+  for (const auto& item : expected)
+    if (item.value().defined()) report.loaded.push_back(item.key());
+  for (const auto& [name, tensor] : match.missing) {
+    report.missing.push_back(name);
+    std::erase(report.loaded, name);
+  }
+  for (const auto& [name, tensor] : match.unexpected)
+    report.unexpected.push_back(options.prefix + name);
 
-  std::vector<std::string> problems;
+  std::vector<std::string> problems, misshaped;
+  for (const auto& [name, into, from] : match.misshaped)
+    misshaped.push_back(name + " (model " + shape_string(into.sizes()) + ", file " +
+                        shape_string(from.sizes()) + ")");
   if (!misshaped.empty()) problems.push_back("mis-shaped: " + join_names(misshaped, ", "));
   if (options.strict && !report.missing.empty())
     problems.push_back("missing from the file: " + join_names(report.missing, ", "));
   if (options.strict && !report.unexpected.empty())
     problems.push_back("not in the model: " + join_names(report.unexpected, ", "));
-  if (report.loaded.empty() && problems.empty())
+  if (match.copies.empty() && problems.empty())
     problems.push_back("no tensor of the file" +
                        (options.prefix.empty() ? std::string() : " under the prefix") +
                        " matches the model's names");
@@ -142,7 +136,7 @@ HOOKFORGE_INLINE pretrained_report load_pretrained(torch::nn::Module& module,
                                 ":\n  " + join_names(problems, "\n  "));
   if (apply) {
     torch::NoGradGuard no_grad;
-    for (auto& [into, value] : copies) into.copy_(value);
+    for (const auto& [into, value] : match.copies) into.copy_(value);
   }
   return report;
 }
