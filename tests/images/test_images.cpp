@@ -256,6 +256,8 @@ TEST_CASE("ImageFolder's errors name the option, the folder or the file", "[imag
              Catch::Contains("no PNG or JPEG file under"));
   CHECK_THAT(error_of({.root = photos.dir.path, .files = {"a.png", "z.png"}}),
              Catch::Contains("'z.png' is not a file under"));
+  CHECK_THAT(error_of({.root = photos.dir.path, .files = {"c.pgn"}}),
+             Catch::EndsWith("' (closest: c.png)"));
   CHECK_THAT(error_of({.root = photos.dir.path, .scale = 2, .patch = 18}),
              Catch::Contains("a.png: is 24 x 17 pixels, smaller than the patch, 18 x 18"));
   CHECK_THAT(error_of({.root = photos.dir.path, .bit_depth = 16}),

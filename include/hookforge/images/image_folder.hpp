@@ -48,12 +48,15 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include <torch/types.h>
 
+#include "hookforge/core/runtime/closest_names.hpp"
+#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/images/color.hpp"
 #include "hookforge/images/image_file.hpp"
 #include "hookforge/images/resize.hpp"
@@ -192,29 +195,47 @@ class ImageFolder {
       }
       if (!std::filesystem::is_directory(root, ec))
         throw std::invalid_argument("ImageFolder: root '" + root.string() + "' is not a folder");
-      if (!options.files.empty()) {
-        for (const auto& name : options.files) {
-          auto file = root / name;
-          if (!std::filesystem::is_regular_file(file, ec))
-            throw std::invalid_argument("ImageFolder: '" + name + "' is not a file under '" +
-                                        root.string() + "'");
-          files.push_back(std::move(file));
-        }
+      if (options.files.empty()) {
+        files = image_files_under(root);
+        if (files.empty())
+          throw std::invalid_argument("ImageFolder: no PNG or JPEG file under '" + root.string() +
+                                      "'");
         return;
       }
+      for (const auto& name : options.files) {
+        auto file = root / name;
+        if (!std::filesystem::is_regular_file(file, ec)) throw no_such_file(name);
+        files.push_back(std::move(file));
+      }
+    }
+
+    /// Every .png, .jpg and .jpeg under `root`, recursively, sorted by their path under it.
+    static std::vector<std::filesystem::path> image_files_under(const std::filesystem::path& root) {
+      std::vector<std::filesystem::path> found;
+      std::error_code ec;
       for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
            !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec) && is_image_file_name(it->path())) files.push_back(it->path());
+        if (it->is_regular_file(ec) && is_image_file_name(it->path())) found.push_back(it->path());
       if (ec)
         throw std::invalid_argument("ImageFolder: cannot list '" + root.string() +
                                     "': " + ec.message());
-      std::sort(files.begin(), files.end(), [&](const auto& a, const auto& b) {
+      std::sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
         return a.lexically_relative(root).generic_string() <
                b.lexically_relative(root).generic_string();
       });
-      if (files.empty())
-        throw std::invalid_argument("ImageFolder: no PNG or JPEG file under '" + root.string() +
-                                    "'");
+      return found;
+    }
+
+    /// A named file that is not there, with the image files under root nearest its name.
+    std::invalid_argument no_such_file(const std::string& name) const {
+      std::vector<std::string> names;
+      for (const auto& f : image_files_under(options.root))
+        names.push_back(f.lexically_relative(options.root).generic_string());
+      const std::vector<std::string_view> views(names.begin(), names.end());
+      const auto closest = closest_names(name, views).first;
+      return std::invalid_argument(
+          "ImageFolder: '" + name + "' is not a file under '" + options.root.string() + "'" +
+          (closest.empty() ? std::string() : " (closest: " + join_names(closest, ", ") + ")"));
     }
 
     /// Each file's LR image: the same path under lr_root, its stem + lr_suffix, with the
