@@ -349,6 +349,7 @@ HOOKFORGE_REGISTER(
     trainer_hook, CheckpointSaver,
     cfg::options<checkpoint_saver_options>(
         cfg::field("interval", &checkpoint_saver_options::interval),
+        cfg::field("by_epoch", &checkpoint_saver_options::by_epoch),
         cfg::field("max_keep_ckpts", &checkpoint_saver_options::max_keep_ckpts),
         cfg::field("save_last", &checkpoint_saver_options::save_last),
         cfg::field("save_begin", &checkpoint_saver_options::save_begin),
@@ -400,11 +401,21 @@ HOOKFORGE_REGISTER(
         cfg::field("norm_type", &gradient_clip_options::norm_type).allowing_infinity(),
         cfg::field("clip_value", &gradient_clip_options::clip_value),
         cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
-HOOKFORGE_REGISTER(trainer_hook, HookProfiler, cfg::factory([](bool print_at_end) {
-                     return std::make_shared<HookProfiler>(
-                         hook_profiler_options{.print_at_end = print_at_end});
-                   }),
-                   cfg::arg<bool>("print_at_end", true));
+HOOKFORGE_REGISTER(
+    trainer_hook, HookProfiler,
+    cfg::factory([](bool print_at_end, std::vector<std::string> components) {
+      const std::vector<std::string> known{"trainer", "training_runner", "validation_runner"};
+      for (const auto& c : components)
+        if (std::find(known.begin(), known.end(), c) == known.end())
+          throw std::invalid_argument(fmt::format("HookProfiler: components must name {}, got '{}'",
+                                                  hookforge::join_names(known, ", "), c));
+      return std::make_shared<HookProfiler>(
+          hook_profiler_options{.print_at_end = print_at_end, .components = components});
+    }),
+    cfg::arg<bool>("print_at_end", true),
+    cfg::arg<std::vector<std::string>>("components",
+                                       std::vector<std::string>{"trainer", "training_runner",
+                                                                "validation_runner"}));
 HOOKFORGE_REGISTER(runner_hook, IterTimer);
 HOOKFORGE_REGISTER(
     logger_hook, LossLogger,

@@ -201,9 +201,9 @@ std::string closing_line(const fit_result& r, double seconds) {
                      r.completed_epochs == 1 ? "" : "s", why, seconds);
 }
 
-/// What hookforge-run says after a signal stopped it: the epochs done, the checkpoint that
-/// --resume continues from (or that there is none).
-std::string stopped_line(int signal, std::int64_t epochs,
+/// What hookforge-run says after a signal stopped it: where (after an epoch, or in the middle
+/// of one), the checkpoint that --resume continues from (or that there is none).
+std::string stopped_line(int signal, const fit_result& result,
                          const std::filesystem::path& checkpoint_dir) {
   std::string saved = "no checkpoint was written: a new run starts over";
   try {
@@ -212,8 +212,12 @@ std::string stopped_line(int signal, std::int64_t epochs,
   } catch (const std::exception& e) {
     saved = e.what();
   }
-  return fmt::format("hookforge-run: stopped by {} after epoch {}; {}", detail::signal_name(signal),
-                     epochs, saved);
+  const std::string where = result.mid_epoch
+                                ? fmt::format("in epoch {} after step {}",
+                                              result.completed_epochs + 1, result.global_step)
+                                : fmt::format("after epoch {}", result.completed_epochs);
+  return fmt::format("hookforge-run: stopped by {} {}; {}", detail::signal_name(signal), where,
+                     saved);
 }
 
 int config_failure(const std::exception& e) {
@@ -487,14 +491,21 @@ int run_main(int argc, char** argv) {
         fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n",
                    checkpoint_dir.string());
     } else {
+      std::vector<std::string> schedule_changes;
       try {
-        trainer->load_checkpoint(*from);
+        schedule_changes = trainer->load_checkpoint(*from);
       } catch (const std::exception& e) {
         return run_failure(fmt::format("cannot resume from '{}': {}", from->string(), e.what()));
       }
-      if (speaks)
+      if (speaks) {
         fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(),
                    trainer->completed_epochs());
+        if (!schedule_changes.empty())
+          fmt::print(
+              "hookforge-run: the scheduler goes on with the config's settings from epoch {}: "
+              "{}\n",
+              trainer->completed_epochs() + 1, hookforge::join_names(schedule_changes, ", "));
+      }
       if (trainer->completed_epochs() >= trainer->config().epochs) {
         if (speaks)
           fmt::print(
@@ -507,7 +518,9 @@ int run_main(int argc, char** argv) {
   }
 
   fit_result result;
-  stopper.arm(": stopping after this epoch, to save it (a second signal stops now)");
+  stopper.arm(trainer->stops_mid_epoch()
+                  ? ": stopping after this batch, to save it (a second signal stops now)"
+                  : ": stopping after this epoch, to save it (a second signal stops now)");
   try {
     result = trainer->fit();
   } catch (const std::exception& e) {
@@ -522,8 +535,7 @@ int run_main(int argc, char** argv) {
   }
   std::fflush(stdout);
   if (const int signal = stopper.received()) {
-    if (speaks)
-      fmt::print(stderr, "{}\n", stopped_line(signal, trainer->completed_epochs(), checkpoint_dir));
+    if (speaks) fmt::print(stderr, "{}\n", stopped_line(signal, result, checkpoint_dir));
     return 128 + signal;
   }
   return 0;

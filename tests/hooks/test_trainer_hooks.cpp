@@ -676,7 +676,7 @@ TEST_CASE(
       auto jsonl = lines_of(b.path / "metrics.jsonl");
       REQUIRE(jsonl.size() == 4);
       for (std::size_t i = 0; i < jsonl.size(); ++i)
-        CHECK(hookforge::detail::metrics_table::json_epoch(jsonl[i]) ==
+        CHECK(hookforge::detail::metrics_table::json_counter(jsonl[i], "epoch") ==
               static_cast<std::int64_t>(i + 1));
     }
   }

@@ -450,3 +450,40 @@ TEST_CASE("every scheduler resumes exactly from its state_dict", "[sched]") {
                  metrics);
   }
 }
+
+TEST_CASE("a resumed run keeps the configured settings, from the epoch the checkpoint reached",
+          "[sched][resume]") {
+  // A 2-epoch cosine run, saved; the config now says 3 epochs (T_max 3).
+  auto first_optimizer = make_sgd({1.0});
+  hookforge::CosineAnnealingLR first(*first_optimizer, /*T_max=*/2, /*eta_min=*/0.2);
+  first.step();
+  first.step();
+  CHECK(first.last_lr().at(0) == 0.2);  // the 2-epoch schedule ends at eta_min
+  const auto saved = first.state_dict();
+
+  auto optimizer = make_sgd({1.0});
+  hookforge::CosineAnnealingLR scheduler(*optimizer, /*T_max=*/3, /*eta_min=*/0.2);
+  const auto configured = scheduler.settings();
+  CHECK(configured.size() == 2);  // T_max, eta_min
+  scheduler.load_state_dict(saved);
+  CHECK(scheduler.state_dict().at("T_max").toInt() == 2);  // load_state_dict: PyTorch's meaning
+  const auto changes = hookforge::keep_configured_settings(scheduler, configured);
+  CHECK(changes == std::vector<std::string>{"T_max 3 (the checkpoint's: 2)"});
+  CHECK(scheduler.last_epoch() == 2);
+  // Epoch 3 of a 3-epoch schedule: 0.2 + 0.8 (1 + cos(2 pi / 3)) / 2 = 0.4.
+  CHECK(optimizer->param_groups()[0].options().get_lr() == Approx(0.4).epsilon(1e-14));
+  CHECK(scheduler.last_lr().at(0) == optimizer->param_groups()[0].options().get_lr());
+
+  // The same settings: nothing is said and nothing changes.
+  auto same_optimizer = make_sgd({1.0});
+  hookforge::CosineAnnealingLR same(*same_optimizer, 2, 0.2);
+  const auto same_settings = same.settings();
+  same.load_state_dict(saved);
+  CHECK(hookforge::keep_configured_settings(same, same_settings).empty());
+  CHECK(same.last_lr().at(0) == 0.2);
+
+  // ReduceLROnPlateau has no settings apart from its state: it loads as saved.
+  auto plateau_optimizer = make_sgd({1.0});
+  hookforge::ReduceLROnPlateau plateau(*plateau_optimizer);
+  CHECK(plateau.settings().empty());
+}

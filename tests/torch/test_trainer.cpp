@@ -10,6 +10,7 @@
 
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
 #include "file_testing.hpp"
+#include "hookforge/hooks/checkpoint_saver.hpp"
 #include "resume_testing.hpp"
 
 #include <catch2/catch.hpp>
@@ -55,16 +56,20 @@ struct CheckpointNote {
                           HOOKFORGE_HOOKS_INTO(read, pts::on_after_load_checkpoint));
 };
 
-/// Saves the trainer's checkpoint from a hook when `after_epochs` epochs are complete.
-struct SaveAfter {
-  std::int64_t after_epochs = -1;
+/// Saves the trainer's checkpoint from a hook at point P when the counter `Count` is `at`.
+template <class P, std::int64_t TrainerContext::* Count>
+struct SaveAt {
+  std::int64_t at = -1;
   std::filesystem::path path;
   void save(TrainerContext& ctx) {
-    if (ctx.completed_epochs == after_epochs) ctx.save_checkpoint(path);
+    if (ctx.*Count == at) ctx.save_checkpoint(path);
   }
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save, pts::on_trainer_epoch_finished));
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(save, P));
 };
+/// When `at` epochs are complete.
+using SaveAfter = SaveAt<pts::on_trainer_epoch_finished, &TrainerContext::completed_epochs>;
+/// Between two batches, after training step `at`.
+using SaveAtStep = SaveAt<pts::on_trainer_step_finished, &TrainerContext::global_step>;
 
 /// Keeps each epoch's trainer context; asks to stop after 2 epochs.
 struct Look {
@@ -606,4 +611,186 @@ TEST_CASE("an extra loss added at on_post_forward trains under mixed precision",
     INFO("parameter " << i << ": " << grads[i] << " vs 1.5 x " << expected[i]);
     CHECK(torch::allclose(grads[i], 1.5 * expected[i], /*rtol=*/2e-2, /*atol=*/1e-5));
   }
+}
+
+namespace {
+
+/// A crash (an exception) after training step `at_step`: a run killed there.
+struct CrashAtStep {
+  std::int64_t at_step = -1;
+  void step(TrainingContext& ctx) {
+    if (ctx.global_step + 1 == at_step) throw std::runtime_error("killed");
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
+};
+
+/// Raises the learning rate batch by batch (as a warm-up does), so the epoch's rates differ
+/// from the optimiser's rate in the middle of an epoch.
+struct RaiseLr {
+  void raise(TrainingContext& ctx) {
+    for (auto& group : ctx.optimizer->param_groups())
+      group.options().set_lr(group.options().get_lr() * 1.01);
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(raise, pts::on_pre_step));
+};
+
+/// Requests a stop at training step 12 (a SIGTERM arriving then).
+struct StopAt12 {
+  std::stop_source* source;
+  void step(TrainingContext& ctx) {
+    if (ctx.global_step + 1 == 12) source->request_stop();
+  }
+  static constexpr auto bindings =
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_post_step));
+};
+
+using MidLoader = DataLoader<tensor_dataset>;
+
+MidLoader mid_loader(std::int64_t workers) {
+  torch::manual_seed(5);
+  auto x = torch::randn({37, 2});
+  auto y = (x.select(1, 0) * 3.0 - x.select(1, 1) * 2.0 + 0.5).unsqueeze(1);
+  return MidLoader(tensor_dataset{{"input", x}, {"target", y}},
+                   {.batch_size = 4, .shuffle = true, .seed = 3, .workers = workers});
+}
+
+/// A run whose checkpoints may be taken between batches: 10 batches an epoch, gradients
+/// accumulated over 2, dropout, a per-batch learning rate change and a step scheduler.
+struct MidRun {
+  Mlp model;
+  torch::optim::Adam adam;
+  StepLR scheduler;
+  TrainingEpochRunner<RaiseLr, CrashAtStep> train;
+  ValidationEpochRunner<> val;
+  Trainer<Mlp, TrainingEpochRunner<RaiseLr, CrashAtStep>, ValidationEpochRunner<>, ValLossSum,
+          SaveAtStep>
+      trainer;
+
+  MidRun(int seed, SaveAtStep save = {}, CrashAtStep crash = {})
+      : model((torch::manual_seed(seed), Mlp())),
+        adam(model->parameters(), torch::optim::AdamOptions(0.01)),
+        scheduler(adam, 1, 0.9),
+        train(adam, training_options{.gradient_accumulation_steps = 2}, RaiseLr{}, crash),
+        val(inference_options{}),
+        trainer(model, train, val, trainer_options{.epochs = 3, .scheduler = &scheduler},
+                ValLossSum{}, std::move(save)) {}
+};
+
+}  // namespace
+
+TEST_CASE("a checkpoint taken between two batches resumes in the middle of the epoch, bit for bit",
+          "[trainer][resume][mid-epoch]") {
+  const std::int64_t workers = GENERATE(0, 2);
+  CAPTURE(workers);
+  tfx::temp_dir scratch;
+  const auto path = scratch.path / "mid.ckpt";
+  auto val_data = regression_data(2, 8, 0.1, 12);
+
+  torch::manual_seed(100);
+  MidRun straight(7);
+  auto train_data = mid_loader(workers);
+  torch::manual_seed(100);
+  const auto expected = straight.trainer.fit(train_data, val_data, mse);
+  REQUIRE(expected.history.size() == 3);
+
+  // Saved after step 14 (epoch 2, batch 4: an update), killed after step 17.
+  torch::manual_seed(100);
+  MidRun killed(7, SaveAtStep{14, path}, CrashAtStep{17});
+  auto killed_data = mid_loader(workers);
+  torch::manual_seed(100);
+  CHECK_THROWS_WITH(killed.trainer.fit(killed_data, val_data, mse), "killed");
+  REQUIRE(std::filesystem::exists(path));
+
+  MidRun resumed(99);  // other weights, a fresh loader: everything comes from the checkpoint
+  auto resumed_data = mid_loader(workers);
+  torch::manual_seed(12345);  // another global RNG state: the checkpoint's is restored
+  resumed.trainer.load_checkpoint(path);
+  CHECK(resumed.trainer.completed_epochs() == 1);
+  const auto result = resumed.trainer.fit(resumed_data, val_data, mse);
+
+  REQUIRE(result.history.size() == 2);
+  for (std::size_t e = 0; e < 2; ++e) {
+    CHECK(result.history[e].train_scores == expected.history[e + 1].train_scores);
+    CHECK(result.history[e].val_scores == expected.history[e + 1].val_scores);
+    CHECK(result.history[e].learning_rates == expected.history[e + 1].learning_rates);
+  }
+  check_same_training(*straight.model, straight.adam, *resumed.model, resumed.adam);
+  CHECK(straight.trainer.hooks().get<0>().sum == resumed.trainer.hooks().get<0>().sum);
+  CHECK(resumed.train.global_step() == straight.train.global_step());
+}
+
+TEST_CASE("a checkpoint between two batches is refused where it could not resume exactly",
+          "[trainer][resume][mid-epoch][errors]") {
+  tfx::temp_dir scratch;
+  auto val_data = regression_data(2, 8, 0.1, 12);
+  SECTION("gradients wait for an update") {
+    MidRun run(7, SaveAtStep{13, scratch.path / "odd.ckpt"});  // epoch 2, batch 3 of 2+2+...
+    auto data = mid_loader(0);
+    CHECK_THROWS_WITH(run.trainer.fit(data, val_data, mse),
+                      Catch::Contains("after batch 3 of epoch 2 would lose the gradients that "
+                                      "wait for an update"));
+    CHECK_FALSE(std::filesystem::exists(scratch.path / "odd.ckpt"));
+  }
+  SECTION("a loader without a position") {
+    MidRun run(7, SaveAtStep{2, scratch.path / "vector.ckpt"});
+    auto data = regression_data(5, 8, 0.1, 11);
+    CHECK_THROWS_WITH(run.trainer.fit(data, val_data, mse),
+                      Catch::Contains("needs the training loader's position, and this loader has "
+                                      "no state_dict()"));
+  }
+  SECTION("resuming it with a loader without load_state_dict") {
+    const auto path = scratch.path / "mid.ckpt";
+    MidRun saved(7, SaveAtStep{4, path}, CrashAtStep{5});
+    auto data = mid_loader(0);
+    CHECK_THROWS(saved.trainer.fit(data, val_data, mse));
+    MidRun resumed(7);
+    resumed.trainer.load_checkpoint(path);
+    auto vector_data = regression_data(5, 8, 0.1, 11);
+    CHECK_THROWS_WITH(resumed.trainer.fit(vector_data, val_data, mse),
+                      "Trainer: the checkpoint was taken in the middle of epoch 1 (after batch "
+                      "4); the training loader has no load_state_dict() to go on from there "
+                      "(hookforge::DataLoader has)");
+  }
+}
+
+TEST_CASE("a stop request ends the run at the batch a hook saved, and the run resumes there",
+          "[trainer][resume][mid-epoch][stop]") {
+  tfx::temp_dir scratch;
+  auto val_data = regression_data(2, 8, 0.1, 12);
+  torch::manual_seed(100);
+  MidRun straight(7);
+  auto straight_data = mid_loader(0);
+  torch::manual_seed(100);
+  straight.trainer.fit(straight_data, val_data, mse);
+
+  // A CheckpointSaver (by epoch) saves the stop at the first batch that updates after it.
+  std::stop_source source;
+  torch::manual_seed(100);
+  Mlp model((torch::manual_seed(7), Mlp()));
+  torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(0.01));
+  StepLR scheduler(adam, 1, 0.9);
+  TrainingEpochRunner train(adam, training_options{.gradient_accumulation_steps = 2}, RaiseLr{},
+                            StopAt12{&source});
+  ValidationEpochRunner val(inference_options{});
+  CheckpointSaver saver({.out_dir = scratch.path});
+  Trainer trainer(
+      model, train, val,
+      trainer_options{.epochs = 3, .scheduler = &scheduler, .stop_token = source.get_token()},
+      ValLossSum{}, hookforge::ref(saver));
+  auto data = mid_loader(0);
+  torch::manual_seed(100);
+  const auto stopped = trainer.fit(data, val_data, mse);
+  CHECK(stopped.mid_epoch);
+  CHECK(stopped.stop_reason == "stop requested");
+  CHECK(stopped.completed_epochs == 1);
+  CHECK(stopped.global_step == 12);  // epoch 2, batch 2: an update
+  CHECK(saver.last_file() == "iter_12.pt");
+
+  MidRun resumed(99);
+  auto resumed_data = mid_loader(0);
+  resumed.trainer.load_checkpoint(*latest_checkpoint(scratch.path));
+  resumed.trainer.fit(resumed_data, val_data, mse);
+  check_same_training(*straight.model, straight.adam, *resumed.model, resumed.adam);
 }

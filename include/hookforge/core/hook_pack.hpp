@@ -195,6 +195,7 @@ class hook_pack {
   using hook_t = decltype(detail::hook_type_at<I>(std::declval<const slots&>()));
 
  public:
+  using runner_type = Runner;
   /// True when this pack can take config-loaded (`any_hook`) hooks.
   static constexpr bool takes_runtime_hooks = runtime_index < sizeof...(Hooks);
 
@@ -247,6 +248,18 @@ class hook_pack {
       else
         fire_merged<order, P>(ctx, dynamic, runtime().priorities_at(point), seq);
     }
+  }
+
+  /// Whether a handler (of a hook in the pack, or config-loaded) is bound to point P: a
+  /// runner can skip work that only feeds P.
+  template <class P>
+  bool binds() const {
+    if constexpr (detail::dispatch_order_v<points_of<Runner>, P, Hooks...>.size() > 0)
+      return true;
+    else if constexpr (takes_runtime_hooks)
+      return !runtime().at(points_of<Runner>::template index_of<P>).empty();
+    else
+      return false;
   }
 
   /// Attach a config-loaded hook; needs `runtime_hooks` among the pack's hooks.

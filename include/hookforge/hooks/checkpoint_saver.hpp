@@ -15,6 +15,14 @@
 //                               the newest `max_keep_ckpts` are kept
 //   best_{metric}_epoch_{N}.pt  when the validation score `save_best` improves; one at a time
 //   last_checkpoint             a text file naming the file written last (in the same folder)
+// With by_epoch = false (MMEngine's by_epoch=False), `interval` and `save_begin` count training
+// steps and the files are iter_{N}.pt (N = steps done): at on_trainer_step_finished, in the
+// middle of an epoch (the checkpoint resumes there, trainer.hpp), or at the epoch's end when
+// the step due was its last batch; save_last and save_best stay at the epoch's end, named by
+// the steps done. With gradient accumulation a save due is taken at the next batch that
+// updates. Either way, a stop requested during an epoch (SIGINT, SIGTERM; trainer_options::
+// stop_mid_epoch) is saved at the next batch, as iter_{N}.pt (`save_last`), and the run ends
+// there.
 // At on_training_finished, with `published_keys`: a copy of the last and the best checkpoint
 // holding only those sections, named `<stem>-<first 8 hex digits of its SHA-256>.pt`.
 //
@@ -60,15 +68,16 @@ namespace hookforge {
 
 /// CheckpointSaver's options (MMEngine CheckpointHook's, by epoch).
 struct checkpoint_saver_options {
-  std::int64_t interval = 1;         ///< a checkpoint every N epochs; 0: none on an interval
+  std::int64_t interval = 1;  ///< a checkpoint every N epochs (steps without by_epoch); 0: none
+  bool by_epoch = true;       ///< interval and save_begin count epochs; false: training steps
   std::int64_t max_keep_ckpts = -1;  ///< epoch checkpoints kept, newest first; -1: all
   bool save_last = true;             ///< also save the run's last epoch, whatever the interval
-  std::int64_t save_begin = 0;       ///< first epoch saved on the interval (N >= save_begin)
+  std::int64_t save_begin = 0;       ///< first epoch (step) saved on the interval (N >= save_begin)
   std::string save_best = "";  ///< a validation score, "auto" (the trainer's monitor), or "" (none)
   std::string rule = "";       ///< "greater" or "less"; empty: inferred from save_best's name
-  std::filesystem::path out_dir = {};         ///< empty: the trainer's work_dir
-  std::string filename_tmpl = "epoch_{}.pt";  ///< one {} for the completed epochs
-  bool save_optimizer = true;  ///< with the optimiser's state (needed for an exact resume)
+  std::filesystem::path out_dir = {};  ///< empty: the trainer's work_dir
+  std::string filename_tmpl = "";  ///< one {} for N; empty: "epoch_{}.pt" ("iter_{}.pt" by step)
+  bool save_optimizer = true;      ///< with the optimiser's state (needed for an exact resume)
   std::vector<std::string> published_keys = {};  ///< sections of the published copies; empty: none
 };
 
@@ -144,7 +153,7 @@ class CheckpointSaver {
     if (o.save_begin < 0)
       throw std::invalid_argument(
           fmt::format("CheckpointSaver: save_begin must be >= 0, got {}", o.save_begin));
-    check_template(o.filename_tmpl);
+    check_template(file_template());
     if (o.save_best.empty()) {
       if (!o.rule.empty())
         throw std::invalid_argument(
@@ -173,18 +182,35 @@ class CheckpointSaver {
           "published)");
   }
 
+  /// At on_trainer_step_finished: a checkpoint in the middle of the epoch when the step
+  /// interval (by_epoch = false) says so, or when the run is stopping (save_last).
+  void save_step(TrainerContext& ctx) {
+    step_due_ = step_due_ || on_interval(ctx.global_step, !options_.by_epoch);
+    const bool stopping = ctx.stop_training && options_.save_last;
+    if ((!step_due_ && !stopping) || ctx.gradients_pending) return;
+    step_due_ = false;
+    const auto dir = directory(ctx);
+    std::filesystem::create_directories(dir);
+    remove_stale(dir);
+    const auto name =
+        fmt::format(fmt::runtime(options_.by_epoch ? std::string("iter_{}.pt") : file_template()),
+                    ctx.global_step);
+    store(ctx, dir, name, "", std::numeric_limits<double>::quiet_NaN());
+  }
+
   /// At on_trainer_epoch_finished: write this epoch's checkpoint(s), then remove old ones.
   void save_epoch(TrainerContext& ctx) {
     const auto dir = directory(ctx);
     std::filesystem::create_directories(dir);
     remove_stale(dir);  // left by a run that stopped between a save and its removals
 
-    const std::int64_t n = ctx.completed_epochs;
-    const bool last = n == ctx.total_epochs || ctx.stop_training;
-    const bool on_interval = options_.interval > 0 && n >= options_.save_begin &&
-                             (n - options_.save_begin) % options_.interval == 0;
-    const bool write_epoch = on_interval || (options_.save_last && last);
-    const std::string epoch_name = fmt::format(fmt::runtime(options_.filename_tmpl), n);
+    const std::int64_t n = options_.by_epoch ? ctx.completed_epochs : ctx.global_step;
+    const bool last = ctx.completed_epochs == ctx.total_epochs || ctx.stop_training;
+    // By step: a save due at the epoch's last batch (no step point there) is taken here.
+    const bool due = options_.by_epoch ? on_interval(n, true) : step_due_ || on_interval(n, true);
+    step_due_ = false;
+    const bool write_epoch = due || (options_.save_last && last);
+    const std::string epoch_name = fmt::format(fmt::runtime(file_template()), n);
 
     std::string best_name;
     double score = std::numeric_limits<double>::quiet_NaN();
@@ -200,48 +226,7 @@ class CheckpointSaver {
         best_name = fmt::format("best_{}_{}", detail::saver::file_part(metric), epoch_name);
     }
     if (!write_epoch && best_name.empty()) return;
-
-    // Bookkeeping first: the checkpoint written below holds the state that names it.
-    const bookkeeping before = books_;
-    const double best_score_before = best_score_;
-    std::vector<std::string> stale;
-    if (write_epoch) {
-      if (std::find(books_.kept.begin(), books_.kept.end(), epoch_name) == books_.kept.end())
-        books_.kept.push_back(epoch_name);
-      while (options_.max_keep_ckpts > 0 &&
-             static_cast<std::int64_t>(books_.kept.size()) > options_.max_keep_ckpts) {
-        stale.push_back(books_.kept.front());
-        books_.kept.erase(books_.kept.begin());
-      }
-    }
-    if (!best_name.empty()) {
-      if (!books_.best_file.empty() && books_.best_file != best_name)
-        stale.push_back(books_.best_file);
-      books_.best_file = best_name;
-      best_score_ = score;
-    }
-    books_.last = write_epoch ? epoch_name : best_name;
-    books_.stale = std::move(stale);
-    try {
-      const checkpoint_content content{.optimizer = options_.save_optimizer};
-      if (write_epoch) ctx.save_checkpoint(dir / epoch_name, content);
-      if (!best_name.empty()) {
-        if (write_epoch)  // the same checkpoint: copy the file rather than serialise it again
-          write_file_atomically(dir / best_name, [&](const std::filesystem::path& tmp) {
-            std::filesystem::copy_file(dir / epoch_name, tmp);
-          });
-        else
-          ctx.save_checkpoint(dir / best_name, content);
-      }
-      write_file_atomically(dir / "last_checkpoint", books_.last + "\n");
-    } catch (...) {
-      books_ = before;
-      best_score_ = best_score_before;
-      throw;
-    }
-    // The replacements are on disk: now the old files go.
-    if (!best_name.empty()) remove_other_best_files(dir);
-    remove_stale(dir);
+    store(ctx, dir, write_epoch ? epoch_name : std::string(), best_name, score);
   }
 
   /// At on_training_finished: the published copies of the last and the best checkpoint.
@@ -295,7 +280,8 @@ class CheckpointSaver {
   const checkpoint_saver_options& options() const { return options_; }
 
   static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save_epoch, points::on_trainer_epoch_finished),
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save_step, points::on_trainer_step_finished),
+                          HOOKFORGE_HOOKS_INTO(save_epoch, points::on_trainer_epoch_finished),
                           HOOKFORGE_HOOKS_INTO(publish, points::on_training_finished));
 
  private:
@@ -306,6 +292,54 @@ class CheckpointSaver {
     std::string best_file;
     std::vector<std::string> stale;  ///< to remove once the checkpoint naming them is written
   };
+
+  /// Write `epoch_name` (unless empty) and `best_name` (unless empty; with its `score`),
+  /// last_checkpoint naming the first, then remove the files they replace.
+  void store(TrainerContext& ctx, const std::filesystem::path& dir, const std::string& epoch_name,
+             const std::string& best_name, double score) {
+    const bool write_epoch = !epoch_name.empty();
+    // Bookkeeping first: the checkpoint written below holds the state that names it.
+    const bookkeeping before = books_;
+    const double best_score_before = best_score_;
+    std::vector<std::string> stale;
+    if (write_epoch) {
+      if (std::find(books_.kept.begin(), books_.kept.end(), epoch_name) == books_.kept.end())
+        books_.kept.push_back(epoch_name);
+      while (options_.max_keep_ckpts > 0 &&
+             static_cast<std::int64_t>(books_.kept.size()) > options_.max_keep_ckpts) {
+        stale.push_back(books_.kept.front());
+        books_.kept.erase(books_.kept.begin());
+      }
+    }
+    if (!best_name.empty()) {
+      if (!books_.best_file.empty() && books_.best_file != best_name)
+        stale.push_back(books_.best_file);
+      books_.best_file = best_name;
+      best_score_ = score;
+    }
+    books_.last = write_epoch ? epoch_name : best_name;
+    books_.stale = std::move(stale);
+    try {
+      const checkpoint_content content{.optimizer = options_.save_optimizer};
+      if (write_epoch) ctx.save_checkpoint(dir / epoch_name, content);
+      if (!best_name.empty()) {
+        if (write_epoch)  // the same checkpoint: copy the file rather than serialise it again
+          write_file_atomically(dir / best_name, [&](const std::filesystem::path& tmp) {
+            std::filesystem::copy_file(dir / epoch_name, tmp);
+          });
+        else
+          ctx.save_checkpoint(dir / best_name, content);
+      }
+      write_file_atomically(dir / "last_checkpoint", books_.last + "\n");
+    } catch (...) {
+      books_ = before;
+      best_score_ = best_score_before;
+      throw;
+    }
+    // The replacements are on disk: now the old files go.
+    if (!best_name.empty()) remove_other_best_files(dir);
+    remove_stale(dir);
+  }
 
   static void check_template(const std::string& tmpl) {
     const bool one_field = std::count(tmpl.begin(), tmpl.end(), '{') == 1 &&
@@ -326,6 +360,18 @@ class CheckpointSaver {
                       "epoch (\"epoch_{{}}.pt\"), "
                       "got \"{}\"",
                       tmpl));
+  }
+
+  /// filename_tmpl, or its default for by_epoch.
+  std::string file_template() const {
+    if (!options_.filename_tmpl.empty()) return options_.filename_tmpl;
+    return options_.by_epoch ? "epoch_{}.pt" : "iter_{}.pt";
+  }
+
+  /// Whether count `n` (epochs, or steps) is on the interval, when `counting` that unit.
+  bool on_interval(std::int64_t n, bool counting) const {
+    return counting && options_.interval > 0 && n >= options_.save_begin &&
+           (n - options_.save_begin) % options_.interval == 0;
   }
 
   std::filesystem::path directory(const TrainerContext& ctx) const {
@@ -381,7 +427,7 @@ class CheckpointSaver {
   /// One best checkpoint at a time, also after a resume from an older checkpoint whose
   /// bookkeeping does not know a best file the interrupted run wrote later.
   void remove_other_best_files(const std::filesystem::path& dir) const {
-    const auto [head, tail] = detail::saver::template_parts(options_.filename_tmpl);
+    const auto [head, tail] = detail::saver::template_parts(file_template());
     const std::string prefix = "best_" + detail::saver::file_part(books_.best_metric) + "_" + head;
     std::error_code ec;
     for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
@@ -414,6 +460,7 @@ class CheckpointSaver {
   bookkeeping books_;
   double best_score_ = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::filesystem::path> published_;
+  bool step_due_ = false;  ///< by step: a save is due at the next batch that updates
 };
 
 }  // namespace hookforge

@@ -26,6 +26,11 @@
 // Attached to the trainer by ref, the profiler prints its table at on_training_finished
 // (options: where, or not at all). It is neither copyable nor movable: the wrappers point
 // at it, so it must outlive the runners.
+//
+// Config-loaded hooks are timed through their runner's runtime slot: the profiler is a
+// handler_timer (core/runtime/runtime_hooks.hpp), and runtime_hooks::time_with(profiler, ...)
+// times every handler attached there. hookforge-run does so for the components listed in
+// `components` (rows name the point and the component: "on_post_step (TrainingEpochRunner)").
 #pragma once
 
 #include <algorithm>
@@ -46,6 +51,7 @@
 #include "hookforge/core/hook_set.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
+#include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/wrappers/wrapper.hpp"
 
 namespace hookforge {
@@ -163,9 +169,12 @@ struct hook_profiler_options {
   bool print_at_end = true;  ///< print the table at on_training_finished (attached to the trainer)
   std::FILE* file = stdout;  ///< where print() writes, unless `stream` is set
   std::ostream* stream = nullptr;
+  /// hookforge-run: the components whose config-loaded hooks it times ("trainer",
+  /// "training_runner", "validation_runner"). Not used in C++, where wrap() chooses.
+  std::vector<std::string> components = {"trainer", "training_runner", "validation_runner"};
 };
 
-class HookProfiler {
+class HookProfiler final : public handler_timer {
   using clock = std::chrono::steady_clock;
 
  public:
@@ -196,7 +205,13 @@ class HookProfiler {
         set.hooks);
   }
 
-  void record(std::size_t slot, clock::duration elapsed) {
+  /// handler_timer: the slot of (hook, method, point), for runtime_hooks::time_with.
+  std::size_t slot(std::string_view hook, std::string_view method,
+                   std::string_view point) override {
+    return detail::profiling::register_slot(hook, method, point);
+  }
+
+  void record(std::size_t slot, clock::duration elapsed) override {
     if (slot >= entries_.size()) entries_.resize(slot + 1);
     ++entries_[slot].calls;
     entries_[slot].total += elapsed;
@@ -252,6 +267,7 @@ class HookProfiler {
   }
 
   void reset() { entries_.clear(); }
+  const hook_profiler_options& options() const { return options_; }
 
   template <class C>
   void print_report(C&) {

@@ -19,9 +19,10 @@
 // The step rows read the loss on the host (hookforge::host_read) only on those batches.
 //
 // Resume: the first write of a LossLogger drops the rows of epochs after the epochs
-// completed when its run started (rewriting the files atomically), so a run resumed from
-// a checkpoint has each epoch once; a fresh run (0 epochs completed) starts the files
-// anew. A row cut short by a crash is dropped too.
+// completed when its run started, and the step rows after the steps done then (rewriting
+// the files atomically), so a run resumed from a checkpoint — at an epoch's end or between
+// two batches — has each epoch and step once; a fresh run starts the files anew. A row cut
+// short by a crash is dropped too.
 // Columns: the CSV header is written once, from the first row. A row with a column the
 // header lacks (validation every N epochs: no val_ columns before the first validation)
 // rewrites the file, atomically, with the widened header, earlier rows keeping empty
@@ -106,7 +107,7 @@ class LossLogger {
       for (const auto& [name, value] : ctx.val_scores) r.push_back({"val_" + name, value});
     detail::logger::add_learning_rates(r, ctx.learning_rates);
     r.push_back({"epoch_seconds", ctx.epoch_seconds});
-    write(epochs_, r, ctx.epoch);
+    write(epochs_, r, ctx.epoch, ctx.global_step);
   }
 
   /// At a training runner's on_post_step: every `interval` batches, the step's row. Any
@@ -138,7 +139,7 @@ class LossLogger {
         for (const auto& group : ctx.optimizer->param_groups())
           lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
     detail::logger::add_learning_rates(r, lrs);
-    write(steps_, r, ctx.epoch);
+    write(steps_, r, ctx.epoch, ctx.global_step);
   }
 
   /// The folder the files go to.
@@ -174,14 +175,15 @@ class LossLogger {
 
  private:
   /// The first write drops what a resumed run is about to write again: the rows of
-  /// epochs after `completed`, the epochs completed when this run started.
+  /// epochs after `completed` (the epochs completed when this run started) and the step
+  /// rows after `steps` (the steps done before the one being written).
   void write(detail::metrics_table::table& t, const detail::metrics_table::row& r,
-             std::int64_t completed) {
+             std::int64_t completed, std::int64_t steps) {
     const auto dir = directory();
     if (!started_) {
       std::filesystem::create_directories(dir);
-      epochs_.trim(dir, completed);
-      steps_.trim(dir, completed);
+      epochs_.trim(dir, "epoch", completed);
+      steps_.trim(dir, "step", steps);
       started_ = true;
     }
     t.append(dir, r);

@@ -19,15 +19,28 @@
 // context at a point it binds to is a config_error too; one whose handlers match no point
 // of the component gets SR-Forge's warning (an error with --strict). The built-in hooks
 // are registered for the contexts they serve (src/run/builtins.cpp), with the kinds below.
+//
+// A runner of yours has its own context: HOOKFORGE_BUILTIN_HOOKS_FOR(YourCtx) lets a config
+// list every built-in runner hook under it that can take that context (the fields each
+// reads: docs/runners.md, "What the built-in hooks need from your context"), in one line
+// rather than one HOOKFORGE_HOOK_CONTEXTS line per hook (examples/runner_run/).
 #pragma once
 
 #include <string_view>
 #include <utility>
 
 #include "hookforge/config/hooks.hpp"
+#include "hookforge/core/hook_traits.hpp"
+#include "hookforge/hooks/batch_image_saver.hpp"
 #include "hookforge/hooks/check_invalid_loss.hpp"
+#include "hookforge/hooks/edge_enhanced_input.hpp"
+#include "hookforge/hooks/ema.hpp"
+#include "hookforge/hooks/empty_cache.hpp"
 #include "hookforge/hooks/gradient_clip.hpp"
+#include "hookforge/hooks/iter_timer.hpp"
+#include "hookforge/hooks/loss_logger.hpp"
 #include "hookforge/hooks/lr_warmup.hpp"
+#include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/r1_gradient_penalty.hpp"
 #include "hookforge/run/values.hpp"
 #include "hookforge/torch/runners/gan_runner.hpp"
@@ -47,6 +60,36 @@ using gan_hook = hook_kind<GANContext>;
 /// Hooks for the Trainer.
 using trainer_hook = hook_kind<TrainerContext>;
 }  // namespace hookforge::config::kinds
+
+namespace hookforge::run {
+
+/// Register each built-in runner hook whose handlers can take `Ctx` for it (the others
+/// are left out, and a config listing one under such a runner says which contexts it has).
+template <class Ctx>
+void register_builtin_hooks_for() {
+  auto add = []<class H>() {
+    if constexpr (context_for<Ctx, H>) config::register_hook_contexts<H, Ctx>();
+  };
+  add.template operator()<BatchImageSaver>();
+  add.template operator()<CheckInvalidLoss>();
+  add.template operator()<EdgeEnhancedInput>();
+  add.template operator()<EMA>();
+  add.template operator()<EmptyCache>();
+  add.template operator()<GradientClip>();
+  add.template operator()<IterTimer>();
+  add.template operator()<LossLogger>();
+  add.template operator()<LRWarmup>();
+  add.template operator()<ProgressBar>();
+}
+
+}  // namespace hookforge::run
+
+/// Let configs list the built-in runner hooks under a runner of yours whose context is
+/// `Ctx`: each one whose handlers can take it. At namespace scope, in any translation unit.
+#define HOOKFORGE_BUILTIN_HOOKS_FOR(Ctx)                                                \
+  [[maybe_unused]] static const bool HOOKFORGE_CONFIG_CAT(hookforge_run_builtin_hooks_, \
+                                                          __COUNTER__) =                \
+      (::hookforge::run::register_builtin_hooks_for<Ctx>(), true)
 
 template <>
 struct hookforge::run::enum_names<hookforge::nonfinite_grads> {

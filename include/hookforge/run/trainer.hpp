@@ -48,6 +48,7 @@
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
+#include "hookforge/hooks/hook_profiler.hpp"
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
@@ -91,6 +92,9 @@ class session {
   /// Every component's binding table: the trainer's, then each runner's.
   virtual std::string format_bindings() const = 0;
   virtual std::int64_t completed_epochs() const = 0;
+  /// Time the config-loaded hooks of `component` ("trainer", "training_runner",
+  /// "validation_runner": absent ones are skipped) with `timer` (HookProfiler).
+  virtual void time_hooks(handler_timer& timer, std::string_view component) = 0;
 };
 
 /// The model as a session keeps it: `get()` is what the Trainer and training runner take.
@@ -119,6 +123,8 @@ class trainer_session final : public session {
         in_(in),
         train_criterion_(std::move(criterion)),
         val_criterion_{in.val_loss},
+        train_(train),
+        validation_(validation),
         trainer_(holder_.get(), train, validation_arg(validation), in.options, runtime_hooks{}) {}
 
   void attach(const trainer_hook_list& hooks) override {
@@ -141,8 +147,21 @@ class trainer_session final : public session {
   }
   std::string format_bindings() const override { return trainer_.format_bindings(); }
   std::int64_t completed_epochs() const override { return trainer_.completed_epochs(); }
+  void time_hooks(handler_timer& timer, std::string_view component) override {
+    if (component == "trainer") time_pack(timer, trainer_.hooks());
+    if (component == "training_runner") time_pack(timer, train_.hooks());
+    if constexpr (validates)
+      if (component == "validation_runner") time_pack(timer, validation_->hooks());
+  }
 
  private:
+  template <class Pack>
+  static void time_pack(handler_timer& timer, Pack& pack) {
+    if constexpr (Pack::takes_runtime_hooks)
+      pack.runtime().time_with(timer, points_of<typename Pack::runner_type>::names,
+                               runner_name<typename Pack::runner_type>());
+  }
+
   static auto validation_arg(ValRunner* validation)
       -> std::conditional_t<validates, ValRunner&, no_validation> {
     if constexpr (validates)
@@ -155,6 +174,8 @@ class trainer_session final : public session {
   session_inputs in_;
   TrainCriterion train_criterion_;
   loss_fn val_criterion_;
+  TrainRunner& train_;
+  ValRunner* validation_;
   trainer_type trainer_;
 };
 
@@ -237,15 +258,29 @@ class TrainerComponent {
                                  .stop = c0.stop.get(),
                                  .monitor = c0.monitor,
                                  .work_dir = settings().work_dir,
-                                 .stop_token = settings().stop_token};
+                                 .stop_token = settings().stop_token,
+                                 // ranks must stop at the same batch: at the epoch's end
+                                 .stop_mid_epoch = settings().world_size == 1};
     session_ = c0.training_runner->make_session(in);
     session_->attach(c0.hooks);
+    // A HookProfiler in the list times the config-loaded hooks of the components it names.
+    for (const auto& profiler : c0.hooks.instances_of<HookProfiler>())
+      for (const auto& component : profiler->options().components)
+        session_->time_hooks(*profiler, component);
   }
   TrainerComponent(const TrainerComponent&) = delete;
   TrainerComponent& operator=(const TrainerComponent&) = delete;
 
   fit_result fit() { return session_->fit(); }
-  void load_checkpoint(const std::filesystem::path& path) { session_->load_checkpoint(path); }
+  /// Restores the checkpoint at `path`. The scheduler goes on with the config's settings
+  /// where the checkpoint's differ (a longer run's T_max: keep_configured_settings); each
+  /// such setting is returned ("T_max 3 (the checkpoint's: 2)") for the run to say so.
+  std::vector<std::string> load_checkpoint(const std::filesystem::path& path) {
+    const state_map configured = config_.scheduler ? config_.scheduler->settings() : state_map{};
+    session_->load_checkpoint(path);
+    if (!config_.scheduler) return {};
+    return keep_configured_settings(*config_.scheduler, configured);
+  }
   void save_checkpoint(const std::filesystem::path& path) { session_->save_checkpoint(path); }
   std::string format_bindings() const { return session_->format_bindings(); }
   std::int64_t completed_epochs() const { return session_->completed_epochs(); }
@@ -257,6 +292,15 @@ class TrainerComponent {
     for (const auto& saver : config_.hooks.instances_of<CheckpointSaver>())
       if (!saver->options().out_dir.empty()) return saver->options().out_dir;
     return settings().work_dir;
+  }
+
+  /// Whether a stop request ends the run at the next batch, saved there (a CheckpointSaver
+  /// with save_last, one rank), rather than at the epoch's end.
+  bool stops_mid_epoch() const {
+    if (settings().world_size != 1) return false;
+    for (const auto& saver : config_.hooks.instances_of<CheckpointSaver>())
+      if (saver->options().save_last) return true;
+    return false;
   }
 
   /// The validation scores of this run: "loss", the validation loss's terms and the

@@ -135,8 +135,8 @@ inline std::optional<std::int64_t> parse_int(std::string_view text) {
 }
 
 /// The "epoch" of a JSONL row this hook wrote, if it has one.
-inline std::optional<std::int64_t> json_epoch(std::string_view line) {
-  constexpr std::string_view key = "\"epoch\":";
+inline std::optional<std::int64_t> json_counter(std::string_view line, std::string_view column) {
+  const std::string key = "\"" + std::string(column) + "\":";
   const auto at = line.find(key);
   if (at == std::string_view::npos) return std::nullopt;
   return parse_int(line.substr(at + key.size()));
@@ -193,14 +193,15 @@ class table {
  public:
   explicit table(std::string stem) : stem_(std::move(stem)) {}
 
-  /// Drop the rows of epochs after `completed`, and a row cut short.
-  void trim(const std::filesystem::path& dir, std::int64_t completed) {
+  /// Drop the rows whose counter `column` ("epoch", "step") is above `completed`, and a row
+  /// cut short.
+  void trim(const std::filesystem::path& dir, std::string_view column, std::int64_t completed) {
     const auto csv = csv_path(dir), jsonl = jsonl_path(dir);
     if (std::filesystem::exists(csv)) {
       const std::string text = read_text(csv);
       auto records = parse_csv(text);
       header_ = records.empty() ? std::vector<std::string>{} : records.front();
-      const auto epoch_at = std::find(header_.begin(), header_.end(), "epoch") - header_.begin();
+      const auto epoch_at = std::find(header_.begin(), header_.end(), column) - header_.begin();
       std::string rows;
       for (std::size_t i = 1; i < records.size(); ++i) {
         const auto& r = records[i];
@@ -219,7 +220,7 @@ class table {
         const auto end = text.find('\n', start);
         if (end == std::string::npos) break;  // cut short
         const auto line = std::string_view(text).substr(start, end + 1 - start);
-        auto epoch = json_epoch(line);
+        auto epoch = json_counter(line, column);
         if (!epoch || *epoch <= completed) kept += line;
         start = end + 1;
       }
@@ -230,7 +231,7 @@ class table {
 
   void append(const std::filesystem::path& dir, const row& r) {
     const auto csv = csv_path(dir);
-    if (!loaded_) trim(dir, std::numeric_limits<std::int64_t>::max());
+    if (!loaded_) trim(dir, "epoch", std::numeric_limits<std::int64_t>::max());
     std::vector<std::string> header = header_;
     for (const auto& c : r)
       if (std::find(header.begin(), header.end(), c.name) == header.end()) header.push_back(c.name);

@@ -15,6 +15,7 @@
 #include <torch/types.h>
 
 #include "hookforge/core/build_mode.hpp"
+#include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
 
@@ -50,6 +51,14 @@ class score_accumulator {
 
   void reset() { series_.clear(); }
 
+  /// Everything added so far, exactly (the kept scores, the partial sums, the weights), so
+  /// an epoch resumed from a checkpoint taken between its batches ends with the same means,
+  /// bit for bit, as the epoch that was not interrupted.
+  state_map state_dict() const;
+  /// Takes a state_dict back. The tensors stay where they were loaded (the CPU) until the
+  /// next add(), which moves them to the device of the scores added.
+  void load_state_dict(const state_map& state);
+
  private:
   struct series {
     std::vector<torch::Tensor> values;
@@ -59,8 +68,10 @@ class score_accumulator {
   };
 
   static void fold(series& s);
+  static void move_to(series& s, torch::Device device);
 
   std::map<std::string, series> series_;
+  bool loaded_ = false;  ///< series came from load_state_dict: add() moves them to its device
 };
 
 }  // namespace hookforge

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -38,6 +40,10 @@ HOOKFORGE_INLINE void lr_scheduler::load_state_dict(const hookforge::state_map& 
   set_lrs(last);
 }
 
+HOOKFORGE_INLINE hookforge::state_map lr_scheduler::settings() const { return {}; }
+
+HOOKFORGE_INLINE void lr_scheduler::apply_settings(const hookforge::state_map&) {}
+
 HOOKFORGE_INLINE lr_scheduler::lr_scheduler(torch::optim::Optimizer& optimizer)
     : optimizer_(&optimizer) {
   base_lrs_ = current_lrs();
@@ -62,6 +68,41 @@ HOOKFORGE_INLINE void lr_scheduler::set_lrs(const std::vector<double>& lrs) {
 
 namespace detail {
 
+/// A setting's value as text: 3, 0.001, [30, 60].
+inline std::string setting_text(const c10::IValue& v) {
+  if (v.isInt()) return std::to_string(v.toInt());
+  if (v.isDouble()) {
+    std::ostringstream out;
+    out << std::setprecision(17) << v.toDouble();
+    return out.str();
+  }
+  if (v.isIntList()) {
+    std::string out = "[";
+    for (auto i : v.toIntVector()) out += (out.size() > 1 ? ", " : "") + std::to_string(i);
+    return out + "]";
+  }
+  return v.tagKind();
+}
+
+}  // namespace detail
+
+HOOKFORGE_INLINE std::vector<std::string> keep_configured_settings(
+    lr_scheduler& scheduler, const hookforge::state_map& configured) {
+  const auto loaded = scheduler.settings();
+  std::vector<std::string> changes;
+  for (const auto& [name, value] : configured) {
+    const auto it = loaded.find(name);
+    const std::string was = it == loaded.end() ? "none" : detail::setting_text(it->second);
+    if (was != detail::setting_text(value))
+      changes.push_back(name + " " + detail::setting_text(value) + " (the checkpoint's: " + was +
+                        ")");
+  }
+  if (!changes.empty()) scheduler.apply_settings(configured);
+  return changes;
+}
+
+namespace detail {
+
 HOOKFORGE_INLINE void closed_form_scheduler::step() {
   ++last_epoch_;
   std::vector<double> lrs;
@@ -71,6 +112,12 @@ HOOKFORGE_INLINE void closed_form_scheduler::step() {
 
 HOOKFORGE_INLINE hookforge::state_map closed_form_scheduler::state_dict() const {
   auto state = lr_scheduler::state_dict();
+  for (auto& [name, value] : settings()) state[name] = value;
+  return state;
+}
+
+HOOKFORGE_INLINE hookforge::state_map closed_form_scheduler::settings() const {
+  hookforge::state_map state;
   // saved_parameters() is non-const only for load_state_dict; nothing is written here.
   const auto saved = const_cast<closed_form_scheduler*>(this)->saved_parameters();
   for (const auto& [name, member] : saved.parameters) {
@@ -79,9 +126,9 @@ HOOKFORGE_INLINE hookforge::state_map closed_form_scheduler::state_dict() const 
   return state;
 }
 
-HOOKFORGE_INLINE void closed_form_scheduler::load_state_dict(const hookforge::state_map& state) {
+HOOKFORGE_INLINE std::vector<std::function<void()>> closed_form_scheduler::read_parameters(
+    const hookforge::state_map& state) {
   const auto saved = saved_parameters();
-  // Every read that can throw happens before the first assignment.
   std::vector<std::function<void()>> assignments;
   for (const auto& [name, member] : saved.parameters) {
     std::visit(
@@ -93,8 +140,21 @@ HOOKFORGE_INLINE void closed_form_scheduler::load_state_dict(const hookforge::st
         },
         member);
   }
+  return assignments;
+}
+
+HOOKFORGE_INLINE void closed_form_scheduler::load_state_dict(const hookforge::state_map& state) {
+  // Every read that can throw happens before the first assignment.
+  auto assignments = read_parameters(state);
   lr_scheduler::load_state_dict(state);
   for (auto& assign : assignments) assign();
+}
+
+HOOKFORGE_INLINE void closed_form_scheduler::apply_settings(const hookforge::state_map& settings) {
+  for (auto& assign : read_parameters(settings)) assign();
+  std::vector<double> lrs;
+  for (double base : base_lrs_) lrs.push_back(lr_at(base, last_epoch_));
+  set_lrs(lrs);
 }
 
 }  // namespace detail

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
@@ -62,6 +63,14 @@ class lr_scheduler {
   /// so a scheduler loaded onto a fresh optimizer continues where it left off.
   HOOKFORGE_INLINE virtual void load_state_dict(const hookforge::state_map& state);
 
+  /// The schedule's settings (T_max, eta_min, gamma, ...) as state_dict() holds them; empty
+  /// for a scheduler whose settings are not apart from its state (ReduceLROnPlateau).
+  HOOKFORGE_INLINE virtual hookforge::state_map settings() const;
+  /// Takes `settings` (another scheduler's settings(), of this kind) and sets the current
+  /// epoch's lr by them: after load_state_dict, a run goes on with the schedule it is
+  /// configured with, from the epoch the checkpoint reached (hookforge-run's resume).
+  HOOKFORGE_INLINE virtual void apply_settings(const hookforge::state_map& settings);
+
  protected:
   explicit lr_scheduler(torch::optim::Optimizer& optimizer);
 
@@ -82,6 +91,13 @@ class lr_scheduler {
   torch::optim::Optimizer* optimizer_;
 };
 
+/// After loading a checkpoint into `scheduler`: where its settings differ from `configured`
+/// (its settings() before the load), `configured` applies (apply_settings) from the epoch the
+/// checkpoint reached. Returns each difference, "T_max 3 (the checkpoint's: 2)"; none: empty.
+/// What a longer resumed run means for a schedule tied to its epochs (docs/schedulers.md).
+HOOKFORGE_INLINE std::vector<std::string> keep_configured_settings(
+    lr_scheduler& scheduler, const hookforge::state_map& configured);
+
 namespace detail {
 
 /// A schedule whose lr is a pure function of (base_lr, epoch): step() bumps the
@@ -97,6 +113,9 @@ class closed_form_scheduler : public lr_scheduler {
   /// All or nothing: reads every parameter, then loads the base, then assigns, so a
   /// state_dict that fails anywhere leaves the scheduler as it was.
   HOOKFORGE_INLINE void load_state_dict(const hookforge::state_map& state) override;
+  HOOKFORGE_INLINE hookforge::state_map settings() const override;
+  /// Assigns the settings, then writes lr_at(base_lr, last_epoch) into every group.
+  HOOKFORGE_INLINE void apply_settings(const hookforge::state_map& settings) override;
 
  protected:
   using lr_scheduler::lr_scheduler;
@@ -116,6 +135,10 @@ class closed_form_scheduler : public lr_scheduler {
   virtual double lr_at(double base_lr, std::int64_t epoch) const = 0;
   /// Non-const so load_state_dict can assign through the pointers; state_dict only reads.
   virtual parameter_list saved_parameters() = 0;
+  /// Reads every saved parameter from `state` (throwing before anything changes) and
+  /// returns what assigns them.
+  HOOKFORGE_INLINE std::vector<std::function<void()>> read_parameters(
+      const hookforge::state_map& state);
 };
 
 }  // namespace detail

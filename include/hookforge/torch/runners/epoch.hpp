@@ -35,6 +35,7 @@
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/runners/epoch_progress.hpp"
 
 namespace hookforge {
 
@@ -109,12 +110,18 @@ class runner_base {
   std::int64_t total_epochs() const { return total_epochs_; }
   /// Training batches processed so far (whole run); 0 for a runner that does not train.
   std::int64_t global_step() const { return global_step_; }
+  /// Where the training loop is within its epoch, for checkpoints taken between batches and
+  /// the run resumed from one (epoch_progress.hpp; the Trainer uses it).
+  epoch_progress& progress() { return progress_; }
 
  protected:
-  /// Set ctx's counters for `epoch` over `loader`, then fire on_epoch_start.
+  /// Set ctx's counters for `epoch` over `loader`, then fire on_epoch_start. An epoch resumed
+  /// from a checkpoint taken between its batches starts at the next batch (ctx.batch_idx,
+  /// also at on_epoch_start) with the epoch's partial scores in ctx.running_scores.
   template <class Ctx, class Loader>
   void start_epoch(Ctx& ctx, std::int64_t epoch, Loader& loader) {
     static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
+    ctx.batch_idx = progress_.start(epoch, ctx.running_scores);
     hooks_.template fire<points::on_epoch_start>(ctx);
   }
 
@@ -143,16 +150,21 @@ class runner_base {
   hook_pack<Derived, Hooks...> hooks_;
   std::int64_t total_epochs_ = 0;
   std::int64_t global_step_ = 0;
+  epoch_progress progress_;
 
  private:
   template <class Ctx, class Loader, class F>
   std::int64_t loop(Ctx& ctx, Loader& loader, F& body, bool training) {
-    std::int64_t batch = 0;
+    std::int64_t batch = ctx.batch_idx;  // 0, or where a resumed epoch goes on
+    epoch_progress::watch watching(progress_, ctx.epoch, batch, ctx.running_scores);
     for_each_batch(loader, [&](Entry&& input, bool last) {
       ctx.batch_idx = batch++;
       ctx.global_step = global_step_;
       body(std::move(input), last);
-      if (training) ++global_step_;
+      if (training) {
+        ++global_step_;
+        progress_.step(batch, last);
+      }
       return true;
     });
     return batch;

@@ -9,7 +9,9 @@
 //
 //   on_training_began
 //   per epoch:  criterion.set_epoch(epoch), loaders' set_epoch(epoch)   (when they have one)
-//               training runner epoch
+//               training runner epoch, with on_trainer_step_finished after each training
+//                                                     batch but the epoch's last (when a hook
+//                                                     binds it, or a stop request may come)
 //               validation runner epoch               (every val_interval epochs)
 //               LR scheduler step                     (metric-based ones get the monitored val
 //               score) stop condition                        (ctx.stop_training, ctx.stop_reason)
@@ -25,6 +27,14 @@
 // that saves there (ctx.save_checkpoint) writes a file that resumes exactly: loading it
 // and calling fit() gives the same parameters, optimiser, scheduler and hook state as
 // the run that did not stop.
+//
+// A checkpoint taken at on_trainer_step_finished resumes in the middle of the epoch: it also
+// holds the training loader's position (its state_dict: epoch, batches yielded, seed), the
+// training runner's epoch_progress (batches done, the epoch's partial scores, exactly) and
+// the learning rates the epoch started with; fit() after loading it goes on with the next
+// batch (the loader needs load_state_dict, the runner progress(): runner_base has it). With
+// stop_mid_epoch, a stop request (stop_token) is seen after every batch, and the run stops
+// there when a hook saved a checkpoint there (fit_result::mid_epoch).
 //
 // Checkpoints (save_checkpoint / load_checkpoint) hold the model, the training runner's
 // optimisers (optimizers_of) with their param-group options, the scheduler, the runners'
@@ -43,6 +53,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -60,6 +71,7 @@
 #include "hookforge/torch/io/persistence.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
+#include "hookforge/torch/runners/epoch_progress.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/memory_failure.hpp"
 #include "hookforge/torch/runners/runner_concepts.hpp"
@@ -96,6 +108,23 @@ HOOKFORGE_INLINE double seconds_since(std::chrono::steady_clock::time_point star
 HOOKFORGE_INLINE void record_epoch(fit_result& result, const TrainerContext& ctx,
                                    std::int64_t epoch,
                                    std::chrono::steady_clock::time_point started);
+
+/// Thrown from the training runner's step to end fit() between two batches: a stop was
+/// requested and a hook saved a checkpoint at that batch.
+struct stopped_between_batches {
+  std::string reason;
+};
+
+/// The loader's state_dict as a function while fit() runs (empty when it has none).
+template <class Loader>
+std::function<state_map()> loader_state_function(Loader& loader) {
+  if constexpr (requires {
+                  { loader.state_dict() } -> std::convertible_to<state_map>;
+                })
+    return [&loader] { return loader.state_dict(); };
+  else
+    return {};
+}
 
 /// What the validation runner runs: the model's validation_model() (gan_models: the generator),
 /// else the model.
@@ -206,11 +235,33 @@ class Trainer : private detail::trainer_actions {
     train_->set_total_epochs(options_.epochs);
     if constexpr (validates) val_->set_total_epochs(options_.epochs);
     if (options_.print_bindings) std::fputs(format_bindings().c_str(), stdout);
+    epoch_progress* progress = train_progress();
+    const bool resuming = !resume_state_.empty();
+    if (resuming) resume_epoch(train_loader, progress);
+    // The steps are watched when something uses them: a hook at on_trainer_step_finished,
+    // or a stop request to see between batches.
+    const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
+    const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
+    if (progress && (step_hooks || step_stops))
+      progress->on_step([this, progress, step_hooks] {
+        const bool stop = options_.stop_mid_epoch && options_.stop_token.stop_requested();
+        if (step_hooks || stop) step_finished(*progress, stop);
+      });
+    loader_state_ = detail::loader_state_function(train_loader);
+    struct unwatch {
+      Trainer& t;
+      epoch_progress* p;
+      ~unwatch() {
+        if (p) p->on_step({});
+        t.loader_state_ = {};
+      }
+    } unwatch_on_exit{*this, progress};
 
     Ctx ctx = context();
     hooks_.template fire<points::on_training_began>(ctx);
     fit_result result;
     result.stop_reason = "epochs";
+    bool resumed_epoch = resuming;
     while (completed_epochs_ < options_.epochs) {
       const auto started = std::chrono::steady_clock::now();
       const std::int64_t epoch = completed_epochs_;
@@ -221,11 +272,22 @@ class Trainer : private detail::trainer_actions {
       set_loader_epoch(val_loader, epoch);
       ctx = context();
       ctx.epoch = epoch;
-      ctx.learning_rates = detail::learning_rates(optimizers_of(*train_));
+      // A resumed epoch keeps the rates it started with (a warm-up changes them per batch).
+      if (!resumed_epoch) epoch_learning_rates_ = detail::learning_rates(optimizers_of(*train_));
+      resumed_epoch = false;
+      ctx.learning_rates = epoch_learning_rates_;
+      step_ctx_ = ctx;
       const std::int64_t epochs = options_.epochs;
-      epoch_result trained = naming_memory_failure("the training runner", epoch, epochs, [&] {
-        return train_->run_epoch(*model_, train_loader, epoch, train_criterion);
-      });
+      epoch_result trained;
+      try {
+        trained = naming_memory_failure("the training runner", epoch, epochs, [&] {
+          return train_->run_epoch(*model_, train_loader, epoch, train_criterion);
+        });
+      } catch (const detail::stopped_between_batches& stopped) {
+        result.stop_reason = stopped.reason;
+        result.mid_epoch = true;
+        break;
+      }
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
       if constexpr (validates) {
@@ -261,9 +323,86 @@ class Trainer : private detail::trainer_actions {
       }
     }
     ctx.completed_epochs = completed_epochs_;
+    ctx.global_step = global_step();
     hooks_.template fire<points::on_training_finished>(ctx);
     result.completed_epochs = completed_epochs_;
+    result.global_step = global_step();
     return result;
+  }
+
+  /// After a training batch (not the epoch's last): on_trainer_step_finished, and the end of
+  /// fit() there when a stop is requested and a hook saved a checkpoint at this batch.
+  void step_finished(const epoch_progress& progress, bool stop) {
+    Ctx& ctx = step_ctx_;  // the epoch's context, made once: no allocation per batch
+    ctx.global_step = global_step();
+    ctx.batches_done = progress.batches();
+    ctx.gradients_pending = progress.gradients_pending();
+    ctx.stop_training = false;
+    ctx.stop_reason.clear();
+    if (stop) ctx.request_stop("stop requested");
+    const std::int64_t saved_before = checkpoints_written_;
+    hooks_.template fire<points::on_trainer_step_finished>(ctx);
+    if (stop && checkpoints_written_ != saved_before)
+      throw detail::stopped_between_batches{ctx.stop_reason};
+  }
+
+  /// Before the first epoch of fit() after loading a checkpoint taken between two batches:
+  /// the training loader goes back to its position, the runner to its batch and scores.
+  template <class Loader>
+  void resume_epoch(Loader& loader, epoch_progress* progress) {
+    state_map state = std::move(resume_state_);
+    resume_state_.clear();
+    const auto epoch = state_value<std::int64_t>(state, "epoch_in_progress", "epoch");
+    const auto batches = state_value<std::int64_t>(state, "epoch_in_progress", "batches");
+    const std::string where = "the checkpoint was taken in the middle of epoch " +
+                              std::to_string(epoch + 1) + " (after batch " +
+                              std::to_string(batches) + ")";
+    if (epoch != completed_epochs_)
+      throw std::invalid_argument("Trainer: " + where + ", but " +
+                                  std::to_string(completed_epochs_) + " epochs are complete");
+    if (!progress)
+      throw std::invalid_argument(
+          "Trainer: " + where +
+          "; this training runner cannot go on from there (it has no progress(): write it on "
+          "runner_base or training_runner_base)");
+    if constexpr (requires { loader.load_state_dict(state); })
+      loader.load_state_dict(nested_state(state, "loader"));
+    else
+      throw std::invalid_argument("Trainer: " + where +
+                                  "; the training loader has no load_state_dict() to go on from "
+                                  "there (hookforge::DataLoader has)");
+    epoch_learning_rates_ =
+        state_value<std::vector<double>>(state, "epoch_in_progress", "learning_rates");
+    progress->resume(state);
+  }
+
+  /// The training runner's epoch_progress, or null for a runner without one.
+  epoch_progress* train_progress() {
+    if constexpr (requires { train_->progress(); })
+      return &train_->progress();
+    else
+      return nullptr;
+  }
+
+  /// The section "epoch_in_progress" when saving between two batches ({} otherwise).
+  state_map progress_state() {
+    epoch_progress* progress = train_progress();
+    if (!progress || !progress->in_epoch()) return {};
+    const std::string where = "Trainer: a checkpoint after batch " +
+                              std::to_string(progress->batches()) + " of epoch " +
+                              std::to_string(progress->epoch() + 1);
+    if (progress->gradients_pending())
+      throw std::logic_error(where +
+                             " would lose the gradients that wait for an update (gradient "
+                             "accumulation): save after a batch that updates");
+    if (!loader_state_)
+      throw std::logic_error(where +
+                             " needs the training loader's position, and this loader has no "
+                             "state_dict() (hookforge::DataLoader has)");
+    state_map state = progress->state();
+    nest_state(state, "loader", loader_state_());
+    state["learning_rates"] = c10::List<double>(epoch_learning_rates_);
+    return state;
   }
 
  public:
@@ -351,6 +490,8 @@ class Trainer : private detail::trainer_actions {
   }
 
   void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
+    // What cannot be saved is refused before the hooks prepare the model for saving.
+    saving_progress_ = progress_state();
     state_map extra;
     Ctx ctx = context();
     ctx.checkpoint_extra = &extra;
@@ -362,6 +503,7 @@ class Trainer : private detail::trainer_actions {
       section.save(*this, out, std::string(section.name));
     out.add_state(std::string(checkpoint_sections::extra), extra);
     detail::write_checkpoint(path, out);
+    ++checkpoints_written_;
     ctx.checkpoint_extra = nullptr;
     hooks_.template fire<points::on_after_save_checkpoint>(ctx);
   }
@@ -402,6 +544,12 @@ class Trainer : private detail::trainer_actions {
   hook_pack<Trainer, Hooks...> hooks_;
   std::int64_t completed_epochs_ = 0;
   epoch_scores last_val_scores_;
+  std::vector<double> epoch_learning_rates_;  ///< as the epoch in progress started with
+  std::function<state_map()> loader_state_;   ///< the training loader's, while fit() runs
+  state_map saving_progress_;  ///< "epoch_in_progress" of the checkpoint being written
+  state_map resume_state_;     ///< "epoch_in_progress" of the checkpoint loaded ({}: none)
+  std::int64_t checkpoints_written_ = 0;
+  Ctx step_ctx_;  ///< the context of on_trainer_step_finished, made at the epoch's start
 };
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>

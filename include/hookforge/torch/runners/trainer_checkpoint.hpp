@@ -6,7 +6,8 @@
 // A checkpoint of the Trainer (trainer.hpp) holds, in file order: its modules (the model as
 // "model", or the model's checkpoint_modules()), the training runner's optimisers, the table's
 // sections (trainer, last_val_scores, scheduler, stop_condition, training_runner,
-// validation_runner: each with its hooks' sections, io/persistence.hpp), "extra" and "rng".
+// validation_runner: each with its hooks' sections, io/persistence.hpp; epoch_in_progress
+// when taken between two batches: trainer.hpp), "extra" and "rng".
 #pragma once
 
 #include <filesystem>
@@ -144,6 +145,18 @@ struct trainer_sections {
          },
          [](Trainer& t, load_plan& plan, const std::string& name) {
            if constexpr (Trainer::validates) plan_component(plan, name, *t.val_);
+         }},
+        {"epoch_in_progress",  // only in a checkpoint taken between two batches
+         [](Trainer& t, checkpoint_parts& out, const std::string& name) {
+           if (!t.saving_progress_.empty()) out.add_state(name, t.saving_progress_);
+         },
+         [](Trainer& t, load_plan& plan, const std::string& name) {
+           plan.add_state(
+               name,
+               plan.reader().contains(name)
+                   ? plan.read(name, {"epoch", "batches", "learning_rates"})
+                   : state_map{},
+               [&t] { return t.resume_state_; }, [&t](const state_map& s) { t.resume_state_ = s; });
          }},
     };
     return entries;

@@ -37,13 +37,19 @@ class trainer_actions {
 
 /// The Trainer's context.
 struct TrainerContext {
-  std::int64_t epoch = 0;             ///< the epoch just run (at on_trainer_epoch_finished)
+  std::int64_t epoch = 0;  ///< the epoch just run (at on_trainer_epoch_finished), or in progress
+                           ///< (at on_trainer_step_finished)
   std::int64_t completed_epochs = 0;  ///< epochs finished, this one included once it finished
   std::int64_t total_epochs = 0;
   std::int64_t global_step = 0;  ///< training batches processed so far
-  epoch_scores train_scores;     ///< this epoch's training means
-  epoch_scores val_scores;       ///< the last validation's means (empty before any)
-  bool validated = false;        ///< validation ran this epoch
+  /// At on_trainer_step_finished: the epoch's training batches done so far; 0 elsewhere.
+  std::int64_t batches_done = 0;
+  /// At on_trainer_step_finished: gradients of this batch wait for an update (gradient
+  /// accumulation); a checkpoint cannot be taken here (they are not saved).
+  bool gradients_pending = false;
+  epoch_scores train_scores;  ///< this epoch's training means
+  epoch_scores val_scores;    ///< the last validation's means (empty before any)
+  bool validated = false;     ///< validation ran this epoch
   /// Per param group, as used this epoch: every optimiser of the training runner in the
   /// order of its named_optimizers() (GANTrainingRunner: D's groups, then G's).
   std::vector<double> learning_rates;
@@ -51,7 +57,9 @@ struct TrainerContext {
   double epoch_seconds = 0;                 ///< wall time of this epoch's training and validation
   std::filesystem::path work_dir;  ///< trainer_options::work_dir: where hooks write their files
   std::string monitor;             ///< trainer_options::monitor: the score that judges the run
-  bool stop_training = false;      ///< the run stops after this epoch (request_stop sets it)
+  bool stop_training = false;      ///< the run stops after this epoch (request_stop sets it); at
+                                   ///< on_trainer_step_finished: it stops at this step if a hook
+                                   ///< saves a checkpoint there (trainer_options::stop_mid_epoch)
   std::string stop_reason;         ///< why (the stop condition's, or a hook's reason)
   /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
   /// at on_after_load_checkpoint: the entries read back.
@@ -64,14 +72,18 @@ struct TrainerContext {
 
   /// Write the trainer's checkpoint to `path` (atomically). At on_trainer_epoch_finished the
   /// file resumes exactly: the scheduler has stepped and the stop condition has been asked.
+  /// At on_trainer_step_finished it resumes exactly in the middle of the epoch: the training
+  /// loader's position, the epoch's partial scores and the learning rates it started with
+  /// are saved too (section "epoch_in_progress").
   void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const;
 };
 
 /// The points a Trainer fires (every Trainer type, and hookforge-run's Trainer entry).
 using trainer_points =
-    point_list<points::on_training_began, points::on_trainer_epoch_finished,
-               points::on_training_finished, points::on_before_save_checkpoint,
-               points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+    point_list<points::on_training_began, points::on_trainer_step_finished,
+               points::on_trainer_epoch_finished, points::on_training_finished,
+               points::on_before_save_checkpoint, points::on_after_save_checkpoint,
+               points::on_after_load_checkpoint>;
 
 /// Pass as the validation runner to train without validation.
 struct no_validation {};
@@ -87,6 +99,11 @@ struct trainer_options {
   /// Once stop is requested, the run stops after the current epoch, its hooks seeing
   /// stop_training with the reason "stop requested" (hookforge-run: SIGINT, SIGTERM).
   std::stop_token stop_token = {};
+  /// With stop_token: the request is also seen after each training batch, at
+  /// on_trainer_step_finished (ctx.stop_training); when a hook saves a checkpoint there
+  /// (CheckpointSaver does), the run stops at that batch rather than at the epoch's end.
+  /// Off where every process must stop at the same batch (several ranks).
+  bool stop_mid_epoch = true;
 };
 
 /// One epoch of a fit() call, as fit_result::history keeps it.
@@ -103,9 +120,11 @@ struct epoch_record {
 /// What fit() returns.
 struct fit_result {
   std::int64_t completed_epochs = 0;
-  epoch_scores train_scores;          ///< the last epoch's
-  epoch_scores val_scores;            ///< the last validation's
-  std::string stop_reason;            ///< "epochs" when all planned epochs ran
+  std::int64_t global_step = 0;  ///< training batches processed, over the run
+  bool mid_epoch = false;        ///< it stopped between two batches of epoch `completed_epochs`
+  epoch_scores train_scores;     ///< the last epoch's
+  epoch_scores val_scores;       ///< the last validation's
+  std::string stop_reason;       ///< "epochs" when all planned epochs ran
   std::vector<epoch_record> history;  ///< every epoch this call ran, in order
 };
 

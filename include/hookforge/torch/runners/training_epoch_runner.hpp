@@ -170,6 +170,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
         detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/false);
         pending = 0;
       }
+      this->progress_.set_gradients_pending(pending > 0);
       this->hooks_.template fire<points::on_post_step>(ctx);
     });
     return this->finish_epoch(ctx, batches);

@@ -1,0 +1,116 @@
+// hookforge/torch/runners/epoch_progress.hpp — where a training runner is within its epoch:
+// what a checkpoint taken between two batches keeps of it, and how a run resumed from such a
+// checkpoint goes on with the epoch instead of starting it again.
+//
+// runner_base holds one (epoch.hpp) and keeps it current; the Trainer
+//   - watches it: on_step(f) calls f after every training batch but the epoch's last (the
+//     epoch's end comes next, and is where epoch checkpoints are taken);
+//   - saves state() in its checkpoint, section "epoch_in_progress": the epoch, the batches
+//     done, the epoch's partial scores (score_accumulator::state_dict, exact), and whether
+//     gradients wait for an update (such a checkpoint is refused: they are not saved);
+//   - gives a loaded one back with resume(): the runner's next start of that epoch begins at
+//     the saved batch, with the saved partial scores (runner_base::start_epoch).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "hookforge/torch/data/scores.hpp"
+#include "hookforge/torch/io/state_map.hpp"
+
+namespace hookforge {
+
+class epoch_progress {
+ public:
+  // ---- the Trainer's side
+
+  /// Call `observer` after each training batch that is not the epoch's last (none: empty).
+  void on_step(std::function<void()> observer) { observer_ = std::move(observer); }
+  /// Between two batches of an epoch (inside the observer).
+  bool in_epoch() const noexcept { return scores_ != nullptr; }
+  std::int64_t epoch() const noexcept { return epoch_; }
+  /// Batches of the epoch done so far.
+  std::int64_t batches() const noexcept { return batches_; }
+  /// Gradients of the batches done wait for an update (gradient accumulation).
+  bool gradients_pending() const noexcept { return gradients_pending_; }
+
+  /// {"epoch", "batches", "scores.*"}: what resume() takes back.
+  state_map state() const {
+    state_map state{{"epoch", epoch_}, {"batches", batches_}};
+    if (scores_) nest_state(state, "scores", scores_->state_dict());
+    return state;
+  }
+
+  /// The next start of `state`'s epoch goes on after its batches, with its scores.
+  void resume(const state_map& state) {
+    constexpr const char* owner = "epoch_in_progress";
+    resume_ = resumption{state_value<std::int64_t>(state, owner, "epoch"),
+                         state_value<std::int64_t>(state, owner, "batches"),
+                         nested_state(state, "scores")};
+  }
+  /// Forget a resume() not yet taken up.
+  void cancel_resume() { resume_.reset(); }
+
+  // ---- the runner's side (runner_base)
+
+  /// At the start of `epoch`: the batch it starts at (0, or where a resumed epoch goes on),
+  /// with `scores` holding the epoch's partial scores when it is resumed.
+  std::int64_t start(std::int64_t epoch, score_accumulator& scores) {
+    if (!resume_) return 0;
+    const resumption r = std::move(*resume_);
+    resume_.reset();
+    if (r.epoch != epoch)
+      throw std::logic_error("epoch_progress: the checkpoint goes on with epoch " +
+                             std::to_string(r.epoch) + ", but the runner was asked to run epoch " +
+                             std::to_string(epoch));
+    scores.load_state_dict(r.scores);
+    return r.batches;
+  }
+
+  /// While a training loop runs: what state() reports (cleared when the loop ends, also by
+  /// an exception).
+  class watch {
+   public:
+    watch(epoch_progress& p, std::int64_t epoch, std::int64_t batches,
+          const score_accumulator& scores)
+        : p_(p) {
+      p_.epoch_ = epoch;
+      p_.batches_ = batches;
+      p_.scores_ = &scores;
+      p_.gradients_pending_ = false;
+    }
+    watch(const watch&) = delete;
+    watch& operator=(const watch&) = delete;
+    ~watch() { p_.scores_ = nullptr; }
+
+   private:
+    epoch_progress& p_;
+  };
+
+  /// After a training batch: `batches` done; the observer runs unless it was the last.
+  void step(std::int64_t batches, bool last) {
+    batches_ = batches;
+    if (observer_ && !last) observer_();
+  }
+  void set_gradients_pending(bool pending) noexcept { gradients_pending_ = pending; }
+
+ private:
+  struct resumption {
+    std::int64_t epoch = 0;
+    std::int64_t batches = 0;
+    state_map scores;
+  };
+
+  std::function<void()> observer_;
+  std::optional<resumption> resume_;
+  const score_accumulator* scores_ = nullptr;
+  std::int64_t epoch_ = 0;
+  std::int64_t batches_ = 0;
+  bool gradients_pending_ = false;
+};
+
+}  // namespace hookforge
