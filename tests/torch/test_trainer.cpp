@@ -752,6 +752,11 @@ TEST_CASE("a checkpoint between two batches is refused where it could not resume
                       "Trainer: the checkpoint was taken in the middle of epoch 1 (after batch "
                       "4); the training loader has no load_state_dict() to go on from there "
                       "(hookforge::DataLoader has)");
+    // Refused, the checkpoint's position is kept: with a DataLoader the epoch goes on after
+    // batch 4 (30 steps in all), not from its start (34).
+    auto loader = mid_loader(0);
+    resumed.trainer.fit(loader, val_data, mse);
+    CHECK(resumed.train.global_step() == 30);
   }
 }
 

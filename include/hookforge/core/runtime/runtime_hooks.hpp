@@ -23,7 +23,6 @@
 #include <cstddef>
 #include <memory>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -214,10 +213,9 @@ class runtime_hooks {
   std::span<const runtime_counts> counted() const { return counted_; }
 
   /// Time every handler attached so far with `timer`, each under (hook, method, its point's
-  /// name in `points` + " (" + `runner` + ")"). Once per slot: std::logic_error the second time.
+  /// name in `points` + " (" + `runner` + ")"). A second timer wraps the first one's calls.
   void time_with(handler_timer& timer, std::span<const std::string_view> points,
                  std::string_view runner) {
-    if (!timed_.empty()) throw std::logic_error("hookforge: the runtime hooks are timed already");
     for (std::size_t p = 0; p < handlers_.size() && p < points.size(); ++p) {
       const std::string point = fmt::format("{} ({})", points[p], runner);
       for (std::size_t i = 0; i < handlers_[p].size(); ++i) {

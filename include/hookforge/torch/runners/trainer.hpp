@@ -350,8 +350,9 @@ class Trainer : private detail::trainer_actions {
   /// the training loader goes back to its position, the runner to its batch and scores.
   template <class Loader>
   void resume_epoch(Loader& loader, epoch_progress* progress) {
-    state_map state = std::move(resume_state_);
-    resume_state_.clear();
+    // Kept until the resume succeeds: a fit() refused here (another loader) and called again
+    // still goes on from the checkpoint's batch, never from the epoch's start.
+    const state_map& state = resume_state_;
     const auto epoch = state_value<std::int64_t>(state, "epoch_in_progress", "epoch");
     const auto batches = state_value<std::int64_t>(state, "epoch_in_progress", "batches");
     const std::string where = "the checkpoint was taken in the middle of epoch " +
@@ -374,6 +375,7 @@ class Trainer : private detail::trainer_actions {
     epoch_learning_rates_ =
         state_value<std::vector<double>>(state, "epoch_in_progress", "learning_rates");
     progress->resume(state);
+    resume_state_.clear();
   }
 
   /// The training runner's epoch_progress, or null for a runner without one.
