@@ -27,14 +27,18 @@ struct ValCtx {
   std::vector<std::string> log;
 };
 
-template <class... Hooks>
-class TrainRunner {
+/// The training runner; `Graphed`: one that records on_post_backward in a CUDA graph, as
+/// far as the attach checks know (capture safety).
+template <bool Graphed, class... Hooks>
+class BasicTrainRunner {
  public:
   using hook_points =
       hookforge::point_list<pts::on_epoch_start, pts::on_post_backward, pts::on_post_step>;
+  using captured_points = std::conditional_t<Graphed, hookforge::point_list<pts::on_post_backward>,
+                                             hookforge::point_list<>>;
   using Ctx = TrainCtx;
-  static constexpr std::string_view runner_name = "TrainRunner";
-  explicit TrainRunner(Hooks... hooks) : hooks_(std::move(hooks)...) {}
+  static constexpr std::string_view runner_name = Graphed ? "GraphedTrainRunner" : "TrainRunner";
+  explicit BasicTrainRunner(Hooks... hooks) : hooks_(std::move(hooks)...) {}
   template <class P>
   void fire(Ctx& ctx) {
     hooks_.template fire<P>(ctx);
@@ -42,8 +46,10 @@ class TrainRunner {
   auto& hooks() { return hooks_; }
 
  private:
-  hookforge::hook_pack<TrainRunner, Hooks...> hooks_;
+  hookforge::hook_pack<BasicTrainRunner, Hooks...> hooks_;
 };
+template <class... Hooks>
+using TrainRunner = BasicTrainRunner<false, Hooks...>;
 
 template <class... Hooks>
 class ValRunner {
@@ -63,6 +69,7 @@ class ValRunner {
 };
 
 using train_runner = TrainRunner<hookforge::runtime_hooks>;
+using graphed_train_runner = BasicTrainRunner<true, hookforge::runtime_hooks>;
 using val_runner = ValRunner<hookforge::runtime_hooks>;
 
 /// What the component kind builds.
@@ -73,23 +80,26 @@ struct component {
   virtual std::string table() = 0;
 };
 
-struct TrainComponent : component {
-  train_runner runner{hookforge::runtime_hooks{}};
+template <class Runner>
+struct BasicTrainComponent : component {
+  Runner runner{hookforge::runtime_hooks{}};
   int steps;
-  TrainComponent(hookforge::config::hook_list<train_runner> hooks, int steps_) : steps(steps_) {
+  BasicTrainComponent(hookforge::config::hook_list<Runner> hooks, int steps_) : steps(steps_) {
     hookforge::config::attach_all(runner.hooks(), hooks);
   }
   std::vector<std::string> run() override {
     TrainCtx ctx;
-    runner.fire<pts::on_epoch_start>(ctx);
+    runner.template fire<pts::on_epoch_start>(ctx);
     for (int i = 0; i < steps; ++i) {
-      runner.fire<pts::on_post_backward>(ctx);
-      runner.fire<pts::on_post_step>(ctx);
+      runner.template fire<pts::on_post_backward>(ctx);
+      runner.template fire<pts::on_post_step>(ctx);
     }
     return ctx.log;
   }
   std::string table() override { return runner.hooks().format_table(); }
 };
+using TrainComponent = BasicTrainComponent<train_runner>;
+using GraphedTrainComponent = BasicTrainComponent<graphed_train_runner>;
 
 struct ValComponent : component {
   val_runner runner{hookforge::runtime_hooks{}};

@@ -8,6 +8,9 @@ using namespace cfg_fixtures;
 HOOKFORGE_REGISTER_AS(test_component, "TrainRunner", TrainComponent,
                       cfg::arg<cfg::hook_list<train_runner>>("hooks", {}),
                       cfg::arg<int>("steps", 1));
+HOOKFORGE_REGISTER_AS(test_component, "GraphedTrainRunner", GraphedTrainComponent,
+                      cfg::arg<cfg::hook_list<graphed_train_runner>>("hooks", {}),
+                      cfg::arg<int>("steps", 1));
 HOOKFORGE_REGISTER_AS(test_component, "ValRunner", ValComponent,
                       cfg::arg<cfg::hook_list<val_runner>>("hooks", {}), cfg::arg<int>("steps", 1));
 

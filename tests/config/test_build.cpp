@@ -412,6 +412,32 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a hook that is not capture-safe, at a point the runner records in a CUDA graph, is an "
+    "error at its line",
+    "[config][hooks][capture]") {
+  CHECK(error_of(R"(
+train:
+  _target: GraphedTrainRunner
+  params:
+    hooks:
+      - _target: Counter
+      - _target: AfterBackward
+)") == "test.yaml:7:9: train.params.hooks[1]: expected a hook whose handlers GraphedTrainRunner "
+       "can call, got handler AfterBackward::seen runs at on_post_backward, which "
+       "GraphedTrainRunner records in a CUDA graph and replays, and AfterBackward is not "
+       "capture-safe (it declares no `static constexpr bool capture_safe = true`). Attach it to a "
+       "runner that does not capture");
+  // Moved off the recorded point, it runs where the runner runs eagerly.
+  auto r = build_text(R"(
+train:
+  _target: GraphedTrainRunner
+  params:
+    hooks: [{_target: AfterBackward, bindings: {seen: [on_post_step]}}]
+)");
+  CHECK(r.train->run() == strings{"backward"});
+}
+
 TEST_CASE("a state key set in the config separates two stateful hooks", "[config][hooks]") {
   auto r = build_text(R"(
 train:

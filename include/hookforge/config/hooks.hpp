@@ -237,13 +237,15 @@ class hook_handle {
   const location& where() const { return where_; }
   const std::string& key() const { return key_; }
 
-  /// This hook as an any_hook for `component` (whose points are `points`), checked:
-  /// see the top of this header. `use`/`use_key` is where the component lists it.
-  /// Nothing when none of its handlers can fire there (SR-Forge's wrong-target warning).
+  /// This hook as an any_hook for `component` (whose points are `points`, of which it
+  /// records `captured` in a CUDA graph), checked: see the top of this header. `use`/`use_key`
+  /// is where the component lists it. Nothing when none of its handlers can fire there
+  /// (SR-Forge's wrong-target warning).
   template <class Ctx>
   std::optional<any_hook<Ctx>> for_component(std::string_view component,
-                                             std::span<const std::string_view> points, bool strict,
-                                             const location& use,
+                                             std::span<const std::string_view> points,
+                                             std::span<const std::string_view> captured,
+                                             bool strict, const location& use,
                                              const std::string& use_key) const {
     const auto& erasers = filtered_ ? type_->filtered : type_->plain;
     auto it = erasers.find(typeid(Ctx));
@@ -277,7 +279,7 @@ class hook_handle {
     } catch (const binding_error& e) {
       throw config_error(use, use_key, "options the hook accepts", e.what());
     }
-    auto plan = hookforge::detail::plan_bindings(hook->erased(), points, component);
+    auto plan = hookforge::detail::plan_bindings(hook->erased(), points, component, captured);
     if (!plan.error.empty()) {
       const auto* origin = origin_of(plan.error_method);
       throw config_error(origin ? origin->where : use, origin ? origin->key : use_key,
@@ -502,7 +504,8 @@ struct value_traits<hook_list<Runner>> {
     for (const auto& e : v.elements()) {
       auto handle = b.template build<hook_handle>(e);
       auto hook = handle.template for_component<context_of<Runner>>(
-          runner_name<Runner>(), points_of<Runner>::names, b.options().strict, e.where(), e.key());
+          runner_name<Runner>(), points_of<Runner>::names, captured_points_of<Runner>::names,
+          b.options().strict, e.where(), e.key());
       if (hook) out.items.push_back({std::move(*hook), e.where(), e.key(), std::move(handle)});
     }
     return out;

@@ -168,6 +168,27 @@ constexpr void handler_takes_runner_context() {
   }
 }
 
+template <class Hook, fixed_string Method, class Point, class Runner, bool Safe>
+constexpr void handler_capture_safe() {
+#if HOOKFORGE_COMPOSED_MESSAGES
+  static_assert(Safe, detail::static_message{}
+                          << "hookforge: " << hook_name<Hook>() << "::" << Method.view()
+                          << " runs at " << detail::point_name<Point>() << ", which "
+                          << runner_name<Runner>()
+                          << " records in a CUDA graph and replays, and the hook is not "
+                          << "capture-safe. Attach it to a runner that does not capture, or "
+                          << "declare `static constexpr bool capture_safe = true;` in a hook "
+                          << "that reads nothing on the host and does the same work every step");
+#else
+  static_assert(Safe,
+                "hookforge: handler Method of Hook runs at Point, which Runner records in a CUDA "
+                "graph and replays, and Hook is not capture-safe. Attach it to a runner that does "
+                "not capture, or declare `static constexpr bool capture_safe = true;` in a hook "
+                "that reads nothing on the host and does the same work every step [see 'with' "
+                "above]");
+#endif
+}
+
 template <class HookA, class HookB, class Runner, bool Distinct>
 constexpr void state_keys_distinct() {
 #if HOOKFORGE_COMPOSED_MESSAGES
@@ -264,6 +285,17 @@ struct uncallable_in<Runner, Hook, B, point_list<P...>> {
   using point = type_at_t<index, type_list<P..., void>>;  // void when none
 };
 
+/// The first of B's points that Runner fires inside a captured CUDA graph.
+template <class Runner, class B, class Points = typename B::points>
+struct captured_in;
+template <class Runner, class B, class... P>
+struct captured_in<Runner, B, point_list<P...>> {
+  static constexpr std::size_t index =
+      first_true({captured_points_of<Runner>::template contains<P>...});
+  static constexpr bool found = index < sizeof...(P);
+  using point = type_at_t<index, type_list<P..., void>>;  // void when none
+};
+
 template <class Runner, class Hook, class List>
 struct binding_report;
 template <class Runner, class Hook, class... B>
@@ -275,6 +307,11 @@ struct binding_report<Runner, Hook, type_list<B...>> {
   using uncallable = type_at_t<first_true({uncallable_in<Runner, Hook, B>::found...}),
                                type_list<B..., no_binding>>;
   using uncallable_point = typename uncallable_in<Runner, Hook, uncallable>::point;
+
+  /// The first binding to a point Runner captures in a CUDA graph, and that point.
+  using captured =
+      type_at_t<first_true({captured_in<Runner, B>::found...}), type_list<B..., no_binding>>;
+  using captured_point = typename captured_in<Runner, captured>::point;
 };
 
 /// What the attach checks report on for one hook of Runner; the checks read it in
@@ -297,6 +334,10 @@ struct attach_report {
   static constexpr std::string_view lacks =
       callable ? std::string_view{} : context_lacks_of<Hook, context_of<Runner>>();
   static constexpr auto lacks_name = fixed_string<lacks.size() + 1>(lacks);
+  // A handler at a point the runner captures in a CUDA graph needs a capture-safe hook.
+  using captured = typename bindings::captured;
+  using captured_point = typename bindings::captured_point;
+  static constexpr bool capture_ok = std::is_void_v<captured_point> || capture_safe_of<Hook>();
 };
 
 /// The state keys of the persistent hooks among Hooks, in order.

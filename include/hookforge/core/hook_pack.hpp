@@ -220,6 +220,10 @@ class hook_pack {
          detail::attach_report<Runner, Hooks>::lacks_name,
          detail::attach_report<Runner, Hooks>::callable>(),
      ...);
+    (check::handler_capture_safe<Hooks, detail::attach_report<Runner, Hooks>::captured::method_name,
+                                 typename detail::attach_report<Runner, Hooks>::captured_point,
+                                 Runner, detail::attach_report<Runner, Hooks>::capture_ok>(),
+     ...);
     using keys = detail::state_key_report<Hooks...>;
     check::state_keys_distinct<typename keys::first, typename keys::second, Runner,
                                keys::distinct>();
@@ -272,8 +276,8 @@ class hook_pack {
     check::any_hook_context_matches<Ctx, Runner, same_context>();
     if constexpr (takes_runtime_hooks && same_context) {
       constexpr auto keys = detail::static_state_keys<Hooks...>();
-      runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys,
-                       policy);
+      runtime().attach(hook.erased(), points_of<Runner>::names, runner_name<Runner>(), keys, policy,
+                       captured_points_of<Runner>::names);
     }
   }
 

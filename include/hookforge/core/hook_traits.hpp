@@ -1,5 +1,6 @@
 // hookforge/core/hook_traits.hpp — what hookforge reads from a hook type besides its bindings:
-// its priority, whether it carries state, and the key that state is saved under.
+// its priority, whether it carries state, the key that state is saved under, and whether its
+// handlers may be recorded in a CUDA graph.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,23 @@ constexpr std::string_view state_key_of() {
     return H::state_key;
   else
     return type_name<H>();
+}
+
+/// A hook whose handlers may be recorded once in a CUDA graph and replayed at every later
+/// step: `static constexpr bool capture_safe = true`. Say it only of a hook whose handlers
+/// read no device value on the host, create no tensor from host data, and do the same
+/// device work at every step (no branch on a counter, an epoch or a device value): a replay
+/// repeats the captured work and runs none of the handler's host code. The default is
+/// false, so a runner that captures (runner.hpp, captured_points) refuses a hook that
+/// does not say it.
+template <class H>
+constexpr bool capture_safe_of() {
+  if constexpr (requires {
+                  { H::capture_safe } -> std::convertible_to<bool>;
+                })
+    return H::capture_safe;
+  else
+    return false;
 }
 
 /// The name of the hook a user wrote, seen through wrappers (`ref`, `rebind`, ...).

@@ -6,6 +6,10 @@
 //   using Ctx = ...;                                    what its handlers receive
 // and keeps its hooks in a `hookforge::hook_pack<Runner, Hooks...>` that it
 // returns from `hooks()`. Nothing else is needed for hooks to bind to its points.
+//
+// A runner that records part of its step in a CUDA graph and replays it also declares
+//   using captured_points = hookforge::point_list<P...>;  fired inside the capture
+// and hooks bound there must be capture-safe (hook_traits.hpp, capture_safe_of).
 #pragma once
 
 #include <string_view>
@@ -37,6 +41,22 @@ concept runner = runner_declarations<R> && requires(R& r) { r.hooks(); };
 /// The points of a runner type.
 template <class Runner>
 using points_of = typename Runner::hook_points;
+
+namespace detail {
+template <class Runner>
+struct captured_points {
+  using type = point_list<>;
+};
+template <class Runner>
+  requires requires { typename Runner::captured_points; }
+struct captured_points<Runner> {
+  using type = typename Runner::captured_points;
+};
+}  // namespace detail
+
+/// The points a runner fires inside a captured CUDA graph (none unless it declares them).
+template <class Runner>
+using captured_points_of = typename detail::captured_points<Runner>::type;
 
 /// The context type a runner passes to its handlers.
 template <class Runner>

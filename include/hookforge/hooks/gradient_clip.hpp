@@ -63,6 +63,9 @@ struct gradient_clip_options {
 class GradientClip {
  public:
   static constexpr int priority = priority::NORMAL;
+  /// The clipping stays on the device (docs/hooks.md, "Capture safety": the host-reading
+  /// `nonfinite` checks are for a capturing runner to refuse).
+  static constexpr bool capture_safe = true;
 
   explicit GradientClip(gradient_clip_options options) : options_(options) {
     const bool by_norm = options_.max_norm > 0, by_value = options_.clip_value > 0;

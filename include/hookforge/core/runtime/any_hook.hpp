@@ -83,6 +83,7 @@ struct erased_hook {
   std::shared_ptr<void> object;
   std::string type_name;
   int priority = priority::NORMAL;
+  bool capture_safe = false;  ///< see capture_safe_of (hook_traits.hpp)
   std::vector<erased_handler> handlers;
   // State and event counts (null when the hook has none), saved under state_key.
   std::string state_key;
@@ -194,6 +195,7 @@ class any_hook {
       throw binding_error(fmt::format(
           "hookforge: hook {}: priority {} is out of range [0, 100] (HIGHEST = 0 ... LOWEST = 100)",
           erased_.type_name, erased_.priority));
+    erased_.capture_safe = capture_safe_of<H>();
     add_handlers<H>(bindings_of<H>{});
     if constexpr (persistent<H>)
       erased_.state_key = options.key.empty() ? std::string(state_key_of<H>()) : options.key;

@@ -136,8 +136,10 @@ struct binding_plan {
   }
 };
 
+/// `captured`: the points the runner records in a CUDA graph (runner.hpp, captured_points).
 inline binding_plan plan_bindings(const erased_hook& hook, std::span<const std::string_view> points,
-                                  std::string_view runner) {
+                                  std::string_view runner,
+                                  std::span<const std::string_view> captured = {}) {
   binding_plan plan;
   for (const auto& h : hook.handlers) {
     if (h.points.empty()) continue;  // disabled by a bindings remap
@@ -164,6 +166,16 @@ inline binding_plan plan_bindings(const erased_hook& hook, std::span<const std::
         plan.error =
             fmt::format("handler {}::{} cannot be called with the context of {} at point {}",
                         hook.type_name, h.method, runner, name);
+        plan.error_method = h.method;
+        return plan;
+      }
+      if (!hook.capture_safe &&
+          std::find(captured.begin(), captured.end(), name) != captured.end()) {
+        plan.error = fmt::format(
+            "handler {}::{} runs at {}, which {} records in a CUDA graph and replays, and {} is "
+            "not capture-safe (it declares no `static constexpr bool capture_safe = true`). "
+            "Attach it to a runner that does not capture",
+            hook.type_name, h.method, name, runner, hook.type_name);
         plan.error_method = h.method;
         return plan;
       }
@@ -228,12 +240,13 @@ class runtime_hooks {
   }
 
   /// Bind `hook` to the runner whose points are `points`. `taken_keys` are the
-  /// state keys already used on this runner (by its static hooks).
+  /// state keys already used on this runner (by its static hooks); `captured` the points
+  /// it records in a CUDA graph, where only capture-safe hooks may bind.
   void attach(const detail::erased_hook& hook, std::span<const std::string_view> points,
               std::string_view runner, std::span<const std::string_view> taken_keys,
-              attach_policy policy = {}) {
+              attach_policy policy = {}, std::span<const std::string_view> captured = {}) {
     check_state_key(hook, taken_keys, runner);
-    auto plan = detail::plan_bindings(hook, points, runner);
+    auto plan = detail::plan_bindings(hook, points, runner, captured);
     if (!plan.error.empty()) throw binding_error("hookforge: " + plan.error);
     for (const auto& text : plan.reports(hook.type_name, runner)) report(policy, text);
 

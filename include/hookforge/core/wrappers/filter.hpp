@@ -177,6 +177,8 @@ class filtered_hook : public detail::wrapper_base<H> {
  public:
   static constexpr auto bindings =
       detail::filtered_tuple<Method, list, std::make_index_sequence<list::size>>::value;
+  /// The filter counts events on the host: a replayed graph would skip the count.
+  static constexpr bool capture_safe = false;
 
   filtered_hook(H hook, event_filter filter)
       : detail::wrapper_base<H>(std::move(hook)), filter_(std::move(filter)) {}

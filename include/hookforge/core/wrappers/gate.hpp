@@ -49,6 +49,9 @@ template <class H>
 class gated_hook : public detail::wrapper_base<H> {
  public:
   static constexpr auto bindings = detail::gated_tuple<bindings_of<H>>::value;
+  // Capture safety is the inner hook's (wrapper_base): on a runner that records a CUDA
+  // graph, the flag at the capture decides whether the work is recorded; set_enabled()
+  // afterwards changes nothing in the replays.
 
   gated_hook(H hook, bool enabled) : detail::wrapper_base<H>(std::move(hook)), enabled_(enabled) {}
 

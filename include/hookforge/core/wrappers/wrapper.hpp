@@ -43,7 +43,8 @@ template <class Inner>
 inline constexpr auto forward_bindings = forwarded_tuple<bindings_of<Inner>>::value;
 
 /// Base of every wrapper: holds the wrapped hook (by value, or by pointer for
-/// `ref`), re-exports its bindings, and forwards its priority, state and state key.
+/// `ref`), re-exports its bindings, and forwards its priority, state, state key and
+/// capture safety.
 /// A derived wrapper changes what it needs by declaring a member of the same name.
 template <class Inner, bool ByReference = false>
 class wrapper_base {
@@ -52,6 +53,7 @@ class wrapper_base {
   static constexpr auto bindings = forward_bindings<Inner>;
   static constexpr int priority = priority_of<Inner>();
   static constexpr std::string_view state_key = state_key_of<Inner>();
+  static constexpr bool capture_safe = capture_safe_of<Inner>();
 
   explicit wrapper_base(Inner hook)
     requires(!ByReference)
