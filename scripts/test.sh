@@ -2,10 +2,13 @@
 # Builds hookforge and runs every test: ./scripts/test.sh [build-dir]
 #
 # Stages (each one's time is printed at the end):
-#   deps      Debian's packages (scripts/deps.sh) and the pinned LibTorch 2.x (scripts/torch.sh)
+#   deps      Debian's packages (scripts/deps.sh), the pinned LibTorch 2.x (scripts/torch.sh) and
+#             the pinned TensorBoard whose reader checks TensorBoardLogger (scripts/tensorboard.sh),
+#             and the peers the parity tests run (Lightning, torchmetrics...: scripts/peers.sh)
 #   torch2    GCC against LibTorch 2.11 (the pip wheel, a CUDA build), in <build-dir>-torch2:
-#             everything, every test; the `cuda` tests are skipped, with the reason, where no
-#             GPU is present
+#             everything, every test (with the parity tests against the peers, which share
+#             this PyTorch); the `cuda` tests are skipped, with the reason, where no GPU is
+#             present
 #   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything, every
 #             test but those whose verdict does not depend on LibTorch's version, which ran
 #             in torch2: the header self-containment tests (label `headers`: hookforge's
@@ -39,18 +42,24 @@ stage() {  # stage NAME COMMAND...: runs the command and records its wall time
 deps() {
   bash scripts/deps.sh
   torch2_prefix=$(bash scripts/torch.sh)
+  tensorboard_python=$(bash scripts/tensorboard.sh)
+  peers_python=$(bash scripts/peers.sh)
 }
 
 configure_build_test() {  # DIR CTEST_ARGS CMAKE_ARGS...
   local dir=$1 ctest_args=$2
   shift 2
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOOKFORGE_WERROR=ON "$@"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOOKFORGE_WERROR=ON \
+        -DHOOKFORGE_TENSORBOARD_PYTHON="$tensorboard_python" "$@"
   cmake --build "$dir" -j "$jobs"
   # shellcheck disable=SC2086
   ctest --test-dir "$dir" -j "$jobs" --output-on-failure $ctest_args
 }
 
-torch2() { configure_build_test "$build-torch2" "" -DCMAKE_PREFIX_PATH="$torch2_prefix"; }
+torch2() {
+  configure_build_test "$build-torch2" "" -DCMAKE_PREFIX_PATH="$torch2_prefix" \
+                       -DHOOKFORGE_PEERS_PYTHON="$peers_python"
+}
 torch1() { configure_build_test "$build" "-LE ^(headers|callgrind|format|libtorch-independent)$" -DCMAKE_PREFIX_PATH=; }
 
 clang() {

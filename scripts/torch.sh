@@ -11,6 +11,7 @@
 #
 # Everything but the prefix goes to stderr.
 set -euo pipefail
+. "$(dirname "$0")/venv.sh"
 
 version=2.11.0
 cache=${HOOKFORGE_CACHE:-$HOME/.cache/hookforge}
@@ -25,23 +26,16 @@ fi
 case "$deps" in toolkit|full) ;; *) echo "hookforge: HOOKFORGE_TORCH_DEPS is '$deps', expected toolkit or full" >&2; exit 2 ;; esac
 
 venv=$cache/torch-$version-$deps
-stamp=$venv/.hookforge-installed
-if [ ! -f "$stamp" ]; then
-  python=${PYTHON:-python3}
-  command -v "$python" >/dev/null || { echo "hookforge: $python not found (Debian: python3, python3-venv)" >&2; exit 1; }
-  echo "hookforge: installing LibTorch $version ($deps) into $venv" >&2
-  rm -rf "$venv"
-  mkdir -p "$cache"
-  "$python" -m venv "$venv" >&2 || { echo "hookforge: '$python -m venv' failed (Debian: python3-venv)" >&2; exit 1; }
-  pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
+if ! venv_installed "$venv"; then
+  venv_create "$venv" "LibTorch $version ($deps)"
   if [ "$deps" = toolkit ]; then
     # The versions torch $version names in its Requires-Dist.
-    "${pip[@]}" --no-deps "torch==$version" nvidia-cufile==1.15.1.6 nvidia-cusparselt-cu13==0.8.0 \
-        nvidia-nvshmem-cu13==3.4.5 >&2
+    venv_pip "$venv" --no-deps "torch==$version" nvidia-cufile==1.15.1.6 nvidia-cusparselt-cu13==0.8.0 \
+        nvidia-nvshmem-cu13==3.4.5
   else
-    "${pip[@]}" "torch==$version" >&2
+    venv_pip "$venv" "torch==$version"
   fi
-  touch "$stamp"
+  venv_done "$venv"
 fi
 prefix=$(echo "$venv"/lib/python3*/site-packages/torch)
 [ -f "$prefix/share/cmake/Torch/TorchConfig.cmake" ] || { echo "hookforge: no TorchConfig.cmake under $prefix; remove $venv and run again" >&2; exit 1; }

@@ -22,3 +22,4 @@
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/r1_gradient_penalty.hpp"
 #include "hookforge/hooks/step_ratio.hpp"
+#include "hookforge/hooks/tensorboard_logger.hpp"

@@ -40,6 +40,8 @@ using namespace hookforge;
 namespace hookforge::config::kinds {
 /// LossLogger writes the trainer's epoch rows and a training runner's step rows.
 using logger_hook = hook_kind<TrainerContext, TrainingContext>;
+/// TensorBoardLogger also shows a validation runner's images.
+using board_hook = hook_kind<TrainerContext, TrainingContext, InferenceContext>;
 }  // namespace hookforge::config::kinds
 
 namespace {
@@ -403,19 +405,20 @@ HOOKFORGE_REGISTER(
         cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
 HOOKFORGE_REGISTER(
     trainer_hook, HookProfiler,
-    cfg::factory([](bool print_at_end, std::vector<std::string> components) {
+    cfg::factory([](bool print_at_end, std::vector<std::string> components, bool per_epoch) {
       const std::vector<std::string> known{"trainer", "training_runner", "validation_runner"};
       for (const auto& c : components)
         if (std::find(known.begin(), known.end(), c) == known.end())
           throw std::invalid_argument(fmt::format("HookProfiler: components must name {}, got '{}'",
                                                   hookforge::join_names(known, ", "), c));
-      return std::make_shared<HookProfiler>(
-          hook_profiler_options{.print_at_end = print_at_end, .components = components});
+      return std::make_shared<HookProfiler>(hook_profiler_options{
+          .print_at_end = print_at_end, .components = components, .per_epoch = per_epoch});
     }),
     cfg::arg<bool>("print_at_end", true),
     cfg::arg<std::vector<std::string>>("components",
                                        std::vector<std::string>{"trainer", "training_runner",
-                                                                "validation_runner"}));
+                                                                "validation_runner"}),
+    cfg::arg<bool>("per_epoch", true));
 HOOKFORGE_REGISTER(runner_hook, IterTimer);
 HOOKFORGE_REGISTER(
     logger_hook, LossLogger,
@@ -426,6 +429,26 @@ HOOKFORGE_REGISTER(
     }),
     cfg::arg<std::int64_t>("interval", 0),
     cfg::arg<std::filesystem::path>("out_dir", {}).output_path(), cfg::arg<bool>("console", true));
+HOOKFORGE_REGISTER(
+    board_hook, TensorBoardLogger,
+    cfg::factory([](std::int64_t interval, std::filesystem::path out_dir, std::int64_t images,
+                    std::vector<std::string> image_fields, std::pair<double, double> value_range,
+                    bool config) {
+      return TensorBoardLogger(tensorboard_logger_options{
+          .interval = interval,
+          .out_dir = std::move(out_dir),
+          .images = images,
+          .image_fields = std::move(image_fields),
+          .value_range = value_range,
+          .config_text = config ? run::settings().config_text : std::string()});
+    }),
+    cfg::arg<std::int64_t>("interval", 0),
+    cfg::arg<std::filesystem::path>("out_dir", {}).output_path(),
+    cfg::arg<std::int64_t>("images", 0),
+    cfg::arg<std::vector<std::string>>("image_fields",
+                                       std::vector<std::string>{"input", "output", "target"}),
+    cfg::arg<std::pair<double, double>>("value_range", std::pair<double, double>{0.0, 1.0}),
+    cfg::arg<bool>("config", true));
 HOOKFORGE_REGISTER(training_hook, LRWarmup,
                    cfg::options<lr_warmup_options>(
                        cfg::field("warmup_iters", &lr_warmup_options::warmup_iters, cfg::required),
@@ -474,5 +497,6 @@ HOOKFORGE_RANK_ZERO_ONLY(HookProfiler);
 HOOKFORGE_RANK_ZERO_ONLY(LossLogger);
 HOOKFORGE_RANK_ZERO_ONLY(MetricsPlot);
 HOOKFORGE_RANK_ZERO_ONLY(ProgressBar);
+HOOKFORGE_RANK_ZERO_ONLY(TensorBoardLogger);
 
 void hookforge::run::detail::link_builtins() {}

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -96,6 +98,20 @@ std::string yaml_quoted(std::string_view text) {
   }
   out.push_back('\'');
   return out;
+}
+
+/// The config's text (the file, read whole once it has parsed, or the embedded default),
+/// then a comment line per --set: what TensorBoardLogger shows.
+std::string config_as_run(const std::optional<std::string>& file,
+                          const std::vector<std::string>& sets) {
+  std::string text(default_config());
+  if (file) {
+    std::ifstream in(*file, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  for (const auto& s : sets) text += "# --set " + s + "\n";
+  return text;
 }
 
 bool cuda_available() { return torch::cuda::is_available(); }
@@ -343,6 +359,7 @@ int run_main(int argc, char** argv) {
       auto doc = cli.config ? cfg::document::load_file(*cli.config)
                             : cfg::document::parse(default_config(), std::string(embedded_name));
       for (const auto& s : cli.sets) doc.set(s);
+      settings().config_text = config_as_run(cli.config, cli.sets);
       // --output is system.work_dir: a config's ${system.work_dir} sees it. Without it, the
       // config's work_dir (or runs/<config>) is a base: a new run goes to the first of it,
       // it-2, it-3 ... that holds no run (work_dir.hpp), and ${system.work_dir} sees that one.

@@ -262,7 +262,7 @@ TEST_CASE("EMA: the first update copies, then ema = (1 - m) ema + m param", "[ho
     torch::manual_seed(1);
     Regressor m2;
     torch::optim::SGD sgd2(m2->parameters(), 0.1);
-    EMA late{m2, {.momentum = 0.25, .begin_iter = 2}};
+    EMA late{m2, {.momentum = 0.25, .begin_iter = 3}};  // the third update (MMEngine's rule)
     TrainingEpochRunner train2(sgd2, {}, hookforge::ref(late));
     train2.run_epoch(m2, regression_data(3, 4), 0, mse);
     CHECK(late.steps() == 1);

@@ -27,6 +27,7 @@
 #include "hookforge/hooks/detail/sha256.hpp"
 #include "hookforge/hooks/loss_logger.hpp"
 #include "hookforge/hooks/metrics_plot.hpp"
+#include "hookforge/hooks/tensorboard_logger.hpp"
 #include "hookforge/torch/metrics/metric_rule.hpp"
 #include "../torch/resume_testing.hpp"
 #include "../torch/skip.hpp"
@@ -745,11 +746,54 @@ TEST_CASE("default_hooks: progress, log files and checkpoints from one object",
        {"metrics.csv", "metrics.jsonl", "epoch_1.pt", "epoch_3.pt", "last_checkpoint"})
     CHECK(std::filesystem::exists(dir.path / file));
   CHECK(latest_checkpoint(dir.path) == dir.path / "epoch_3.pt");
+  CHECK_FALSE(std::filesystem::exists(dir.path / "tensorboard"));  // attached, switched off
   // The timer's figures are shared with the bar; training and validation both ticked it.
   CHECK(defaults.timer.training().iterations > 0);
   // Host reads: the progress bar's, every 2 batches and at the last, per runner and epoch
   // (4 batches: 2 windows) — nothing per step.
   CHECK(host_reads() - reads_before == 3 * 2 * 2);
+}
+
+TEST_CASE("default_hooks with .tensorboard: an event file in the work_dir, no host read per step",
+          "[hooks][default_hooks][tensorboard]") {
+  tfx::temp_dir dir("hookforge_default_hooks_board");
+  torch::manual_seed(3);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.05);
+  default_hooks defaults({.progress = {.stream = nullptr},
+                          .logger = {.stream = nullptr},
+                          .tensorboard = tensorboard_logger_options{}});
+  TrainingEpochRunner train(sgd, {}, defaults.training());
+  ValidationEpochRunner validate(inference_options{}, defaults.validation());
+  Trainer trainer(model, train, validate, {.epochs = 2, .work_dir = dir.path}, defaults.trainer());
+  auto data = regression_data(4, 8);
+  const auto reads_before = host_reads();
+  trainer.fit(data, data, mse);
+  // The progress bar's, at each epoch's last batch per runner: the logger adds none (epoch
+  // scalars are host values; no step scalars or images asked for).
+  CHECK(host_reads() - reads_before == 2 * 2);
+  const auto file = defaults.tensorboard.file();
+  REQUIRE(file.parent_path() == dir.path / "tensorboard");
+  CHECK(file.filename().string().starts_with("events.out.tfevents."));
+  // Records: 8-byte length, its CRC, the event, its CRC; the first event is the file version.
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 16);
+  CHECK(bytes.find("brain.Event:2") == 12 + 11);  // after the header and wall_time's 9 bytes
+  CHECK(bytes.find("val/loss") != std::string::npos);
+}
+
+TEST_CASE("TensorBoard's CRC-32C and the options' checks", "[hooks][tensorboard]") {
+  CHECK(hookforge::detail::tensorboard::crc32c("123456789") ==
+        0xE3069283u);  // the standard check value
+  CHECK(hookforge::detail::tensorboard::crc32c("") == 0u);
+  CHECK_THROWS_WITH(TensorBoardLogger({.interval = -1}),
+                    "TensorBoardLogger: interval must be >= 0 (0: no step scalars), got -1");
+  CHECK_THROWS_WITH(TensorBoardLogger({.images = 2, .image_fields = {}}),
+                    "TensorBoardLogger: image_fields must name at least one field when images > "
+                    "0, got none");
+  CHECK_THROWS_WITH(TensorBoardLogger({.value_range = {1, 0}}),
+                    "TensorBoardLogger: value_range must be finite with low < high, got [1, 0]");
 }
 
 namespace {

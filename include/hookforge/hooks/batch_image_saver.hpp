@@ -42,46 +42,17 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <png.h>
 #include <torch/types.h>
-#include <torch/utils.h>
 
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
+#include "hookforge/hooks/detail/image_pixels.hpp"
 #include "hookforge/torch/data/entry.hpp"
-#include "hookforge/torch/data/host_read.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 
 namespace hookforge {
-
-namespace detail::hooks {
-
-/// `pixels` (uint8, contiguous [H, W, channels], channels 1 or 3, on the host) as PNG bytes.
-inline std::string encode_png(const torch::Tensor& pixels) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  image.height = static_cast<png_uint_32>(pixels.size(0));
-  image.width = static_cast<png_uint_32>(pixels.size(1));
-  image.format = pixels.size(2) == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  png_alloc_size_t size = 0;
-  const void* data = pixels.data_ptr<std::uint8_t>();
-  std::string bytes;
-  if (png_image_write_to_memory(&image, nullptr, &size, /*convert_to_8bit=*/0, data,
-                                /*row_stride=*/0, nullptr)) {
-    bytes.resize(size);
-    if (png_image_write_to_memory(&image, bytes.data(), &size, 0, data, 0, nullptr)) {
-      bytes.resize(size);
-      return bytes;
-    }
-  }
-  const std::string message = image.message;
-  png_image_free(&image);
-  throw std::runtime_error("BatchImageSaver: libpng could not encode the image: " + message);
-}
-
-}  // namespace detail::hooks
 
 struct batch_image_saver_options {
   std::filesystem::path out_dir;                 ///< required: the images go to <out_dir>/<epoch>/
@@ -119,10 +90,8 @@ class BatchImageSaver {
     if (options_.max_images < 0)
       throw std::invalid_argument(fmt::format(
           "BatchImageSaver: max_images must be >= 0 (0: all), got {}", options_.max_images));
-    const auto [low, high] = options_.value_range;
-    if (!(low < high) || !std::isfinite(low) || !std::isfinite(high))
-      throw std::invalid_argument(fmt::format(
-          "BatchImageSaver: value_range must be finite with low < high, got [{}, {}]", low, high));
+    if (auto problem = detail::hooks::value_range_problem(options_.value_range); !problem.empty())
+      throw std::invalid_argument("BatchImageSaver: " + problem);
   }
 
   /// What save_batch reads from a context: the first field it lacks ("" for none).
@@ -142,10 +111,11 @@ class BatchImageSaver {
     const auto dir = options_.out_dir / std::to_string(static_cast<std::int64_t>(ctx.epoch));
     std::filesystem::create_directories(dir);
     for (const auto& field : options_.fields) {
-      const auto pixels = host_pixels(field, ctx.entry.at(field));
+      const auto pixels = detail::hooks::host_pixels("BatchImageSaver", field, ctx.entry.at(field),
+                                                     options_.max_images, options_.value_range);
       for (std::int64_t i = 0; i < pixels.size(0); ++i) {
         const auto path = dir / fmt::format("{}_{}_{}.png", batch, i, field);
-        write_file_atomically(path, detail::hooks::encode_png(pixels[i]));
+        write_file_atomically(path, detail::hooks::encode_png("BatchImageSaver", pixels[i]));
         ++saved_;
       }
     }
@@ -166,35 +136,6 @@ class BatchImageSaver {
   const batch_image_saver_options& options() const { return options_; }
 
  private:
-  /// The field's first max_images samples as uint8 [k, H, W, C] on the host (one counted read).
-  torch::Tensor host_pixels(const std::string& field, const torch::Tensor& images) const {
-    const bool shape_ok =
-        images.defined() &&
-        (images.dim() == 3 || (images.dim() == 4 && (images.size(1) == 1 || images.size(1) == 3)));
-    if (!shape_ok)
-      throw std::invalid_argument(
-          fmt::format("BatchImageSaver: field '{}' must be images [N, C, H, W] with C = 1 or 3, or "
-                      "[N, H, W]; got {}",
-                      field,
-                      images.defined() ? "shape " + c10::str(images.sizes())
-                                       : std::string("an undefined tensor")));
-    torch::NoGradGuard no_grad;
-    auto x = images.detach();
-    if (options_.max_images > 0 && x.size(0) > options_.max_images)
-      x = x.slice(0, 0, options_.max_images);
-    if (x.dim() == 3) x = x.unsqueeze(1);
-    const auto [low, high] = options_.value_range;
-    x = torch::nan_to_num(x.to(torch::kFloat), low, high, low).clamp(low, high);
-    x = ((x - low) * (255.0 / (high - low)))
-            .round()
-            .to(torch::kUInt8)
-            .permute({0, 2, 3, 1})
-            .contiguous();
-    detail::host_read_count.fetch_add(
-        1, std::memory_order_relaxed);  // counted as hookforge::host_read
-    return x.to(torch::kCPU);
-  }
-
   batch_image_saver_options options_;
   std::int64_t saved_ = 0;
 };

@@ -8,16 +8,22 @@
 //
 // It owns an IterTimer, a ProgressBar (showing the timer's figures), a LossLogger and a
 // CheckpointSaver, and hands each component its share as a hook_set of references
-// (MMEngine's default_hooks: timer, logger, checkpoint). The object must outlive the
-// components it was given to; it is neither copied nor moved, so the references stay valid.
+// (MMEngine's default_hooks: timer, logger, checkpoint). With `.tensorboard` set it also
+// writes TensorBoard event files (a TensorBoardLogger; without it, that hook is attached
+// switched off: it writes nothing). The object must outlive the components it was given
+// to; it is neither copied nor moved, so the references stay valid.
 #pragma once
 
+#include <optional>
+
 #include "hookforge/core/hook_set.hpp"
+#include "hookforge/core/wrappers/gate.hpp"
 #include "hookforge/core/wrappers/ref.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/hooks/iter_timer.hpp"
 #include "hookforge/hooks/loss_logger.hpp"
 #include "hookforge/hooks/progress_bar.hpp"
+#include "hookforge/hooks/tensorboard_logger.hpp"
 
 namespace hookforge {
 
@@ -25,6 +31,8 @@ struct default_hooks_options {
   progress_bar_options progress = {};  ///< its `timer` is set to the bundle's timer
   loss_logger_options logger = {};     ///< files in the trainer's work_dir unless out_dir is set
   checkpoint_saver_options checkpoint = {};
+  /// Set: TensorBoard event files too (`.tensorboard = {}` for the defaults).
+  std::optional<tensorboard_logger_options> tensorboard = {};
 };
 
 class default_hooks {
@@ -32,7 +40,9 @@ class default_hooks {
   explicit default_hooks(default_hooks_options options = {})
       : progress(with_timer(std::move(options.progress), timer)),
         logger(std::move(options.logger)),
-        checkpoint(std::move(options.checkpoint)) {}
+        checkpoint(std::move(options.checkpoint)),
+        tensorboard(options.tensorboard.value_or(tensorboard_logger_options{})),
+        tensorboard_on_(options.tensorboard.has_value()) {}
   default_hooks(const default_hooks&) = delete;
   default_hooks& operator=(const default_hooks&) = delete;
 
@@ -40,19 +50,24 @@ class default_hooks {
   ProgressBar progress;
   LossLogger logger;
   CheckpointSaver checkpoint;
+  TensorBoardLogger tensorboard;
 
-  /// For a training runner: timer, progress bar, and the logger's per-step rows.
-  auto training() { return hook_set(ref(timer), ref(progress), ref(logger)); }
-  /// For a validation or inference runner: timer and progress bar.
-  auto validation() { return hook_set(ref(timer), ref(progress)); }
-  /// For the Trainer: the logger's epoch rows and the checkpoints.
-  auto trainer() { return hook_set(ref(logger), ref(checkpoint)); }
+  /// The TensorBoardLogger, switched on by the options' `tensorboard`.
+  auto board() { return enabled_if(ref(tensorboard), tensorboard_on_); }
+  /// For a training runner: timer, progress bar, and the loggers' per-step rows.
+  auto training() { return hook_set(ref(timer), ref(progress), ref(logger), board()); }
+  /// For a validation or inference runner: timer, progress bar, and TensorBoard's images.
+  auto validation() { return hook_set(ref(timer), ref(progress), board()); }
+  /// For the Trainer: the loggers' epoch rows and the checkpoints.
+  auto trainer() { return hook_set(ref(logger), board(), ref(checkpoint)); }
 
  private:
   static progress_bar_options with_timer(progress_bar_options options, const IterTimer& timer) {
     options.timer = &timer;
     return options;
   }
+
+  bool tensorboard_on_;
 };
 
 }  // namespace hookforge

@@ -21,10 +21,11 @@
 // The update (MMEngine's ExponentialMovingAverage convention, momentum is the weight of
 // the new value):  ema = (1 - momentum) * ema + momentum * param.  PyTorch's AveragedModel
 // and timm call `decay` what is 1 - momentum here. The first update copies the parameters
-// exactly, and updates count from the optimiser update number `begin_iter` (0-based, over
-// the run; before it the model's own weights are used everywhere). With update_buffers the
-// floating buffers (BatchNorm statistics) are averaged too and integer buffers copied;
-// without it the model's current buffers are used with the average.
+// exactly, and averaging starts with the optimiser update that brings the run's count of
+// updates to `begin_iter` (MMEngine's EMAHook: `iter + 1 >= begin_iter`, so 0 and 1 both
+// start at the first; before it the model's own weights are used everywhere). With update_buffers
+// the floating buffers (BatchNorm statistics) are averaged too and integer buffers copied; without
+// it the model's current buffers are used with the average.
 //
 // State (state_dict, saved under the key "EMA" by every component it is attached to; the
 // tensors are the hook's own, not copies, as in PyTorch, so a checkpoint stores each once):
@@ -61,8 +62,9 @@
 namespace hookforge {
 
 struct ema_options {
-  double momentum = 0.0002;     ///< ema = (1 - momentum) * ema + momentum * param, in (0, 1]
-  std::int64_t begin_iter = 0;  ///< the first optimiser update (0-based) that is averaged
+  double momentum = 0.0002;  ///< ema = (1 - momentum) * ema + momentum * param, in (0, 1]
+  std::int64_t begin_iter =
+      0;  ///< averaging starts at the begin_iter-th update (0 or 1: the first)
   bool update_buffers = false;  ///< average floating buffers too (else the model's are used)
 };
 
@@ -211,15 +213,15 @@ class EMA {
  private:
   template <class C>
   void update_after_step(const C& ctx) {
-    std::int64_t update_index;  // this update's number over the run, 0-based
+    std::int64_t updates;  // the run's updates, this one included
     if constexpr (single_training_context<C>) {
       if (!ctx.optimizer_stepped) return;
-      update_index = ctx.optimizer_steps - 1;
+      updates = ctx.optimizer_steps;
     } else {
       if (!ctx.g_stepped) return;
-      update_index = ctx.g_steps - 1;
+      updates = ctx.g_steps;
     }
-    if (update_index >= options_.begin_iter) update();
+    if (updates >= options_.begin_iter) update();
   }
 
   void track(const std::string& name, const torch::Tensor& tensor) {

@@ -24,8 +24,12 @@
 // wrapped are untouched: the profiler costs nothing where it is not attached.
 //
 // Attached to the trainer by ref, the profiler prints its table at on_training_finished
-// (options: where, or not at all). It is neither copyable nor movable: the wrappers point
-// at it, so it must outlive the runners.
+// (options: where, or not at all), and at each on_trainer_epoch_finished adds the epoch's
+// mean ms per call of every handler that ran to TrainerContext::epoch_figures, as
+// "hook_ms/<hook>.<method>@<point>" (`per_epoch`), which LossLogger writes to
+// metrics.jsonl and TensorBoardLogger as scalars. Its priority, NORMAL, puts it before
+// them; the time of the hooks after it at that point counts in the next epoch. It is
+// neither copyable nor movable: the wrappers point at it, so it must outlive the runners.
 //
 // Config-loaded hooks are timed through their runner's runtime slot: the profiler is a
 // handler_timer (core/runtime/runtime_hooks.hpp), and runtime_hooks::time_with(profiler, ...)
@@ -172,6 +176,9 @@ struct hook_profiler_options {
   /// hookforge-run: the components whose config-loaded hooks it times ("trainer",
   /// "training_runner", "validation_runner"). Not used in C++, where wrap() chooses.
   std::vector<std::string> components = {"trainer", "training_runner", "validation_runner"};
+  /// Attached to the trainer: each epoch's mean ms per handler call into the epoch's
+  /// figures (TrainerContext::epoch_figures), for the loggers.
+  bool per_epoch = true;
 };
 
 class HookProfiler final : public handler_timer {
@@ -266,7 +273,10 @@ class HookProfiler final : public handler_timer {
     }
   }
 
-  void reset() { entries_.clear(); }
+  void reset() {
+    entries_.clear();
+    reported_.clear();
+  }
   const hook_profiler_options& options() const { return options_; }
 
   template <class C>
@@ -274,8 +284,36 @@ class HookProfiler final : public handler_timer {
     if (options_.print_at_end) print();
   }
 
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(print_report, points::on_training_finished));
+  /// Since the last call: mean ms per call of each handler that ran, by figure name
+  /// "hook_ms/<hook>.<method>@<point>".
+  std::vector<std::pair<std::string, double>> epoch_means() {
+    std::vector<std::pair<std::string, double>> out;
+    if (reported_.size() < entries_.size()) reported_.resize(entries_.size());
+    for (std::size_t slot = 0; slot < entries_.size(); ++slot) {
+      const auto calls = entries_[slot].calls - reported_[slot].calls;
+      if (calls == 0) continue;
+      const auto name = detail::profiling::name_of(slot);
+      const double ms =
+          std::chrono::duration<double, std::milli>(entries_[slot].total - reported_[slot].total)
+              .count();
+      out.emplace_back(fmt::format("hook_ms/{}.{}@{}", name.hook, name.method, name.point),
+                       ms / static_cast<double>(calls));
+      reported_[slot] = entries_[slot];
+    }
+    return out;
+  }
+
+  /// At on_trainer_epoch_finished: epoch_means() into the context's epoch figures.
+  template <class C>
+  void add_epoch_figures(C& ctx) {
+    if constexpr (requires { ctx.epoch_figures.insert_or_assign(std::string(), 0.0); })
+      if (options_.per_epoch)
+        for (auto& [name, ms] : epoch_means()) ctx.epoch_figures.insert_or_assign(name, ms);
+  }
+
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(print_report, points::on_training_finished),
+      HOOKFORGE_HOOKS_INTO(add_epoch_figures, points::on_trainer_epoch_finished));
 
  private:
   struct entry {
@@ -284,7 +322,8 @@ class HookProfiler final : public handler_timer {
   };
 
   hook_profiler_options options_;
-  std::vector<entry> entries_;  // by slot
+  std::vector<entry> entries_;   // by slot
+  std::vector<entry> reported_;  // by slot: entries_ at the last epoch_means()
 };
 
 /// `hook`, timed by `profiler` (the same as profiler.wrap(hook)).

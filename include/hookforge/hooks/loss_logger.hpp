@@ -12,7 +12,9 @@
 //   metrics.csv / metrics.jsonl  one row per epoch: epoch (1-based), train_<score> for every
 //                                training score, val_<score> for every validation score of
 //                                an epoch that validated, lr (lr_0, lr_1, ... for several
-//                                parameter groups: the rates used in the epoch), epoch_seconds
+//                                parameter groups: the rates used in the epoch), epoch_seconds;
+//                                metrics.jsonl also the epoch's figures other hooks report
+//                                (TrainerContext::epoch_figures: HookProfiler's hook_ms/...)
 //   steps.csv / steps.jsonl      with interval > 0: every `interval` training batches, epoch,
 //                                batch (1-based in the epoch), step (1-based over the run),
 //                                loss (the batch's total) and the learning rates
@@ -107,6 +109,8 @@ class LossLogger {
       for (const auto& [name, value] : ctx.val_scores) r.push_back({"val_" + name, value});
     detail::logger::add_learning_rates(r, ctx.learning_rates);
     r.push_back({"epoch_seconds", ctx.epoch_seconds});
+    for (const auto& [name, value] : ctx.epoch_figures)
+      r.push_back({.name = name, .value = value, .in_csv = false});
     write(epochs_, r, ctx.epoch, ctx.global_step);
   }
 

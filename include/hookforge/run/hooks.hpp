@@ -42,6 +42,7 @@
 #include "hookforge/hooks/lr_warmup.hpp"
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/r1_gradient_penalty.hpp"
+#include "hookforge/hooks/tensorboard_logger.hpp"
 #include "hookforge/run/values.hpp"
 #include "hookforge/torch/runners/gan_runner.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
@@ -80,6 +81,7 @@ void register_builtin_hooks_for() {
   add.template operator()<LossLogger>();
   add.template operator()<LRWarmup>();
   add.template operator()<ProgressBar>();
+  add.template operator()<TensorBoardLogger>();
 }
 
 }  // namespace hookforge::run

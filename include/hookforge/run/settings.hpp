@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <memory>
 #include <stop_token>
+#include <string>
 #include <utility>
 
 #include <torch/types.h>
@@ -32,6 +33,9 @@ struct run_settings {
   int world_size = 1;
   /// The Trainer's stop_token (hookforge-run: SIGINT and SIGTERM request the stop).
   std::stop_token stop_token = {};
+  /// The config as run (hookforge-run: its text, then a line per --set), for hooks that
+  /// record it (TensorBoardLogger's Text tab).
+  std::string config_text = {};
 };
 
 /// The settings of the run being built (one per process).

@@ -35,6 +35,7 @@ struct cell {
   std::string name;
   double value = 0;
   bool integer = false;
+  bool in_csv = true;  ///< false: metrics.jsonl only (figures too many for a CSV column each)
 };
 using row = std::vector<cell>;
 
@@ -229,8 +230,11 @@ class table {
     loaded_ = true;
   }
 
-  void append(const std::filesystem::path& dir, const row& r) {
+  void append(const std::filesystem::path& dir, const row& all) {
     const auto csv = csv_path(dir);
+    row r;
+    for (const auto& c : all)
+      if (c.in_csv) r.push_back(c);
     if (!loaded_) trim(dir, "epoch", std::numeric_limits<std::int64_t>::max());
     std::vector<std::string> header = header_;
     for (const auto& c : r)
@@ -258,8 +262,8 @@ class table {
     }
 
     std::string json = "{";
-    for (std::size_t i = 0; i < r.size(); ++i)
-      json += fmt::format("{}{}: {}", i ? ", " : "", json_string(r[i].name), json_value(r[i]));
+    for (std::size_t i = 0; i < all.size(); ++i)
+      json += fmt::format("{}{}: {}", i ? ", " : "", json_string(all[i].name), json_value(all[i]));
     append_text(jsonl_path(dir), json + "}\n");
   }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -55,6 +56,10 @@ struct TrainerContext {
   std::vector<double> learning_rates;
   std::vector<double> next_learning_rates;  ///< the same, for the next epoch (scheduler stepped)
   double epoch_seconds = 0;                 ///< wall time of this epoch's training and validation
+  /// At on_trainer_epoch_finished: more figures of the epoch, which hooks add for the
+  /// loggers to write (HookProfiler: "hook_ms/<hook>.<method>@<point>"); LossLogger puts
+  /// them in metrics.jsonl, TensorBoardLogger in scalars of those names.
+  std::map<std::string, double> epoch_figures;
   std::filesystem::path work_dir;  ///< trainer_options::work_dir: where hooks write their files
   std::string monitor;             ///< trainer_options::monitor: the score that judges the run
   bool stop_training = false;      ///< the run stops after this epoch (request_stop sets it); at

@@ -1,0 +1,236 @@
+// hookforge's side of the parity tests (tests/peers/parity.py runs the peers' side and
+// compares): each command runs one built-in on inputs given on the command line or in raw
+// float32 files, and prints what it decided or computed, one value per line.
+//
+//   parity early_stopping -     for each line on stdin,
+//         RULE MIN_DELTA PATIENCE THRESHOLD|none CHECK_FINITE RESUME_AT SCORE...
+//       the 1-based epoch EarlyStopping stops at (0: never); with RESUME_AT > 0, its state is
+//       saved after that epoch and loaded into a new hook, which goes on
+//   parity scheduler NAME EPOCHS ARG...     the lr of each of EPOCHS epochs (base lr 0.1)
+//   parity clip norm|value LIMIT NORM_TYPE IN OUT SIZE...  GradientClip on gradients of those
+//       sizes read from IN (raw float32), written to OUT; prints the total norm when by norm
+//   parity metrics IN_X IN_Y N C H W         PSNR and SSIM (data_range 1) of two image batches
+//   parity ema MOMENTUM BEGIN_ITER STEPS IN OUT SIZE...  a model of parameters of those sizes,
+//       moved by STEPS updates read from IN (raw float32, each update the parameters'
+//       length), EMA updated after each; OUT: the weights validation then uses
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "hookforge/hooks/early_stopping.hpp"
+#include "hookforge/hooks/ema.hpp"
+#include "hookforge/hooks/gradient_clip.hpp"
+#include "hookforge/torch/metrics/psnr.hpp"
+#include "hookforge/torch/metrics/ssim.hpp"
+#include "hookforge/torch/optim/schedulers.hpp"
+#include "hookforge/torch/runners/inference_runner.hpp"
+
+namespace {
+
+using namespace hookforge;
+
+double number(const std::string& text) {
+  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::stod(text);
+}
+
+torch::Tensor read_floats(const std::string& path, std::vector<std::int64_t> shape) {
+  auto t = torch::empty(shape, torch::kFloat);
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(t.data_ptr<float>()),
+          static_cast<std::streamsize>(t.numel() * sizeof(float)));
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return t;
+}
+
+/// The stopping epoch for one case (the words of a line of `parity early_stopping -`).
+std::int64_t stopping_epoch(const std::vector<std::string>& a) {
+  early_stopping_options o{.monitor = "score",
+                           .rule = a.at(0),
+                           .min_delta = number(a.at(1)),
+                           .patience = std::stoll(a.at(2)),
+                           .check_finite = a.at(4) == "1"};
+  if (a.at(3) != "none") o.stopping_threshold = number(a.at(3));
+  const auto resume_at = std::stoll(a.at(5));
+  auto hook = std::make_unique<EarlyStopping>(o);
+  for (std::size_t i = 6; i < a.size(); ++i) {
+    const auto epoch = static_cast<std::int64_t>(i - 6);
+    TrainerContext ctx;
+    ctx.epoch = epoch;
+    ctx.validated = true;
+    ctx.val_scores = {{"score", number(a[i])}};
+    hook->check(ctx);
+    if (ctx.stop_training) return epoch + 1;
+    if (epoch + 1 == resume_at) {  // a new hook from the saved state
+      auto state = hook->state_dict();
+      hook = std::make_unique<EarlyStopping>(o);
+      hook->load_state_dict(state);
+    }
+  }
+  return 0;
+}
+
+int early_stopping() {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> a{std::istream_iterator<std::string>(words), {}};
+    if (!a.empty()) std::cout << stopping_epoch(a) << "\n";
+  }
+  return 0;
+}
+
+int scheduler(const std::vector<std::string>& a) {
+  auto p = torch::zeros({1}, torch::requires_grad());
+  torch::optim::SGD sgd({p}, 0.1);
+  const std::string name = a.at(0);
+  const auto epochs = std::stoll(a.at(1));
+  auto arg = [&](std::size_t i) { return number(a.at(2 + i)); };
+  std::unique_ptr<lr_scheduler> s;
+  if (name == "StepLR")
+    s = std::make_unique<StepLR>(sgd, static_cast<std::int64_t>(arg(0)), arg(1));
+  if (name == "MultiStepLR")
+    s = std::make_unique<MultiStepLR>(sgd,
+                                      std::vector<std::int64_t>{static_cast<std::int64_t>(arg(0)),
+                                                                static_cast<std::int64_t>(arg(1))},
+                                      arg(2));
+  if (name == "ExponentialLR") s = std::make_unique<ExponentialLR>(sgd, arg(0));
+  if (name == "CosineAnnealingLR")
+    s = std::make_unique<CosineAnnealingLR>(sgd, static_cast<std::int64_t>(arg(0)), arg(1));
+  if (name == "LinearLR")
+    s = std::make_unique<LinearLR>(sgd, arg(0), arg(1), static_cast<std::int64_t>(arg(2)));
+  if (name == "ConstantLR")
+    s = std::make_unique<ConstantLR>(sgd, arg(0), static_cast<std::int64_t>(arg(1)));
+  if (!s) throw std::invalid_argument("no scheduler " + name);
+  std::cout.precision(17);
+  for (std::int64_t e = 0; e < epochs; ++e) {
+    std::cout << s->last_lr().at(0) << "\n";
+    s->step();
+  }
+  return 0;
+}
+
+int clip(const std::vector<std::string>& a) {
+  const bool by_norm = a.at(0) == "norm";
+  const double limit = number(a.at(1)), norm_type = number(a.at(2));
+  std::vector<std::int64_t> sizes;
+  for (std::size_t i = 5; i < a.size(); ++i) sizes.push_back(std::stoll(a[i]));
+  std::int64_t total = 0;
+  for (auto n : sizes) total += n;
+  auto flat = read_floats(a.at(3), {total});
+  std::vector<torch::Tensor> params;
+  std::int64_t at = 0;
+  for (auto n : sizes) {
+    auto p = torch::zeros({n}, torch::requires_grad());
+    p.mutable_grad() = flat.slice(0, at, at + n).clone();
+    params.push_back(p);
+    at += n;
+  }
+  torch::optim::SGD sgd(params, 0.1);
+  TrainingContext ctx;
+  ctx.optimizer = &sgd;
+  ctx.optimizer_step_due = true;
+  GradientClip hook(by_norm ? gradient_clip_options{.max_norm = limit, .norm_type = norm_type}
+                            : gradient_clip_options{.clip_value = limit});
+  hook.clip_all_grads(ctx);
+  std::vector<torch::Tensor> grads;
+  for (auto& p : params) grads.push_back(p.grad());
+  auto out = torch::cat(grads).contiguous();
+  std::ofstream file(a.at(4), std::ios::binary);
+  file.write(reinterpret_cast<const char*>(out.data_ptr<float>()),
+             static_cast<std::streamsize>(out.numel() * sizeof(float)));
+  std::cout.precision(9);
+  if (by_norm) std::cout << hook.last_norm().item<double>() << "\n";
+  return 0;
+}
+
+int metrics(const std::vector<std::string>& a) {
+  std::vector<std::int64_t> shape{std::stoll(a.at(2)), std::stoll(a.at(3)), std::stoll(a.at(4)),
+                                  std::stoll(a.at(5))};
+  Entry e{{"output", read_floats(a.at(0), shape)}, {"target", read_floats(a.at(1), shape)}};
+  std::cout.precision(9);
+  std::cout << PSNR{}(e).item<double>() << "\n" << SSIM{}(e).item<double>() << "\n";
+  return 0;
+}
+
+/// A module whose parameters have the given sizes, all zero.
+struct Flat : torch::nn::Module {
+  explicit Flat(const std::vector<std::int64_t>& sizes) {
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      register_parameter("p" + std::to_string(i), torch::zeros({sizes[i]}));
+  }
+};
+
+int ema(const std::vector<std::string>& a) {
+  const double momentum = number(a.at(0));
+  const auto begin_iter = std::stoll(a.at(1)), steps = std::stoll(a.at(2));
+  std::vector<std::int64_t> sizes;
+  for (std::size_t i = 5; i < a.size(); ++i) sizes.push_back(std::stoll(a[i]));
+  std::int64_t length = 0;
+  for (auto n : sizes) length += n;
+  Flat model(sizes);
+  EMA hook(model, {.momentum = momentum, .begin_iter = begin_iter});
+  const auto updates = read_floats(a.at(3), {steps, length});
+  auto params = model.parameters();
+  torch::optim::SGD sgd(params, 0.1);
+  TrainingContext train;
+  train.optimizer = &sgd;
+  for (std::int64_t step = 0; step < steps; ++step) {
+    torch::NoGradGuard no_grad;
+    std::int64_t at = 0;
+    for (auto& p : params) {
+      p.add_(updates[step].slice(0, at, at + p.numel()));
+      at += p.numel();
+    }
+    train.optimizer_stepped = true;
+    train.optimizer_steps = step + 1;
+    hook.handle(train, points::on_post_step{});
+  }
+  InferenceContext validation;  // what a validation runner's epoch sees
+  hook.handle(validation, points::on_epoch_start{});
+  std::vector<torch::Tensor> used;
+  for (auto& p : model.parameters()) used.push_back(p.detach().clone());
+  hook.handle(validation, points::on_epoch_end{});
+  auto out = torch::cat(used).contiguous();
+  std::ofstream file(a.at(4), std::ios::binary);
+  file.write(reinterpret_cast<const char*>(out.data_ptr<float>()),
+             static_cast<std::streamsize>(out.numel() * sizeof(float)));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: parity early_stopping|scheduler|clip|metrics|ema ARG...\n";
+    return 2;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  hookforge::set_warning_sink([](std::string_view) {});
+  try {
+    if (command == "early_stopping") return early_stopping();
+    if (command == "scheduler") return scheduler(args);
+    if (command == "clip") return clip(args);
+    if (command == "metrics") return metrics(args);
+    if (command == "ema") return ema(args);
+  } catch (const std::exception& e) {
+    std::cerr << "parity: " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "parity: unknown command " << command << "\n";
+  return 2;
+}
