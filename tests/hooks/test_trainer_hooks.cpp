@@ -783,6 +783,30 @@ TEST_CASE("default_hooks with .tensorboard: an event file in the work_dir, no ho
   CHECK(bytes.find("val/loss") != std::string::npos);
 }
 
+TEST_CASE(
+    "TensorBoardLogger on the Trainer alone says that step scalars and images need the runners",
+    "[hooks][tensorboard]") {
+  tfx::temp_dir dir("hookforge_board_alone");
+  torch::manual_seed(3);
+  Regressor model;
+  torch::optim::SGD sgd(model->parameters(), 0.05);
+  TensorBoardLogger board({.interval = 2, .images = 1});
+  TrainingEpochRunner train(sgd, {});
+  ValidationEpochRunner validate(inference_options{});
+  Trainer trainer(model, train, validate, {.epochs = 2, .work_dir = dir.path},
+                  hookforge::ref(board));
+  auto data = regression_data(4, 8);
+  hookforge::capture_warnings warnings;
+  trainer.fit(data, data, mse);
+  REQUIRE(warnings.messages.size() == 2);  // once, not per epoch
+  CHECK(warnings.messages[0] ==
+        "TensorBoardLogger: interval is 2, but no training runner fired it, so there are no step "
+        "scalars: attach the same instance to the training runner too (hookforge::ref)");
+  CHECK_THAT(warnings.messages[1],
+             Catch::Contains("images is 1, but no validation runner fired it"));
+  CHECK(std::filesystem::exists(board.file()));
+}
+
 TEST_CASE("TensorBoard's CRC-32C and the options' checks", "[hooks][tensorboard]") {
   CHECK(hookforge::detail::tensorboard::crc32c("123456789") ==
         0xE3069283u);  // the standard check value

@@ -32,6 +32,9 @@
 // folder replaces it. Records are appended with one write(2) each and never rewritten; a
 // crash in the middle of one leaves it cut short at the file's end, where the reader
 // stops reading that file (detail/tensorboard_events.hpp).
+// Asked for step scalars or images but never fired by a training or validation runner, it
+// says so once, at the first epoch's end (hookforge::warn): the usual slip is attaching it
+// to the Trainer alone.
 // Priority BELOW_NORMAL, as LossLogger: after the hooks that change scores.
 #pragma once
 
@@ -52,6 +55,7 @@
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/priority.hpp"
+#include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/hooks/detail/image_pixels.hpp"
 #include "hookforge/hooks/detail/tensorboard_events.hpp"
 #include "hookforge/torch/data/entry.hpp"
@@ -108,6 +112,7 @@ class TensorBoardLogger {
     scalar(step, "epoch_seconds", ctx.epoch_seconds);
     scalar(step, "epoch", static_cast<double>(ctx.completed_epochs));
     for (const auto& [name, value] : ctx.epoch_figures) scalar(step, name, value);
+    if (!checked_attachment_) warn_if_unattached(ctx);
     for (const auto& image : pending_images_)
       file_->append(detail::tensorboard::image_event(now(), step, image.tag, image.height,
                                                      image.width, image.channels, image.png));
@@ -191,8 +196,27 @@ class TensorBoardLogger {
       scalar(step, lrs.size() == 1 ? std::string(tag) : fmt::format("{}/{}", tag, i), lrs[i]);
   }
 
+  /// Once, at the first epoch's end: asked for step scalars or images, but not attached
+  /// where they come from (the same instance goes to the runners by hookforge::ref).
+  void warn_if_unattached(const TrainerContext& ctx) {
+    checked_attachment_ = true;
+    if (options_.interval > 0 && !saw_training_)
+      warn(
+          fmt::format("TensorBoardLogger: interval is {}, but no training runner fired it, so "
+                      "there are no step scalars: attach the same instance to the training "
+                      "runner too (hookforge::ref)",
+                      options_.interval));
+    if (options_.images > 0 && ctx.validated && !saw_evaluation_)
+      warn(
+          fmt::format("TensorBoardLogger: images is {}, but no validation runner fired it, so "
+                      "there are no images: attach the same instance to the validation runner "
+                      "too (hookforge::ref)",
+                      options_.images));
+  }
+
   template <class C>
   void log_step(C& ctx) {
+    saw_training_ = true;
     if (options_.interval == 0 || (ctx.global_step + 1) % options_.interval != 0 ||
         !ctx.loss.defined())
       return;
@@ -209,6 +233,7 @@ class TensorBoardLogger {
 
   template <class C>
   void collect_images(C& ctx) {
+    saw_evaluation_ = true;
     if (ctx.batch_idx == 0) {
       pending_images_.clear();
       shown_ = 0;
@@ -235,6 +260,7 @@ class TensorBoardLogger {
   std::shared_ptr<detail::tensorboard::event_file> file_;
   std::vector<image> pending_images_;
   std::int64_t shown_ = 0;  // samples collected in the current validation
+  bool saw_training_ = false, saw_evaluation_ = false, checked_attachment_ = false;
 };
 
 }  // namespace hookforge
