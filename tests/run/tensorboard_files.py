@@ -173,7 +173,7 @@ def main():
         if not any("LossLogger.log@on_post_step" in t for t in profiled):
             fail(f"no HookProfiler figure for LossLogger's step rows among {profiled}")
         print(f"tensorboard: {compared} scalars equal metrics.jsonl and steps.csv as float32 "
-              f"({len(profiled)} of them HookProfiler's, e.g. {profiled[0]}), "
+              f"(among them {len(profiled)} HookProfiler series, e.g. {profiled[0]}), "
               f"{shown} images at {len(epoch_steps)} epoch ends, the config in the Text tab; "
               f"after a torn record and a resume from iter_10.pt, steps {steps[0]}..{steps[-1]} "
               f"each once, equal to the straight run")
