@@ -31,7 +31,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <filesystem>

@@ -36,7 +36,6 @@
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/metrics/metric_rule.hpp"
-#include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 
 namespace hookforge {
