@@ -277,7 +277,8 @@ HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", run::dataset_of<ProceduralIma
                                                  "half this machine's memory ({})",
                                                  run::gibibytes(run::allocation_budget()))),
                           cfg::field("scale", &procedural_images_options::scale),
-                          cfg::field("seed", &procedural_images_options::seed)));
+                          cfg::field("seed", &procedural_images_options::seed),
+                          cfg::field("cache", &procedural_images_options::cache)));
 template <>
 struct hookforge::run::enum_names<hookforge::image_color> {
   static constexpr std::pair<std::string_view, image_color> values[] = {

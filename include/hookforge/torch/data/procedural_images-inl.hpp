@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -226,10 +227,35 @@ inline std::vector<float> draw(std::uint64_t seed, std::uint64_t index, int side
 
 }  // namespace detail::procedural
 
+HOOKFORGE_INLINE ProceduralImages::ProceduralImages(procedural_images_options options)
+    : options_(options) {
+  options_.validate();
+  if (!options_.cache) return;
+  std::vector<Entry> samples;
+  samples.reserve(size());
+  for (std::size_t i = 0; i < size(); ++i) samples.push_back(draw(i));
+  Entry stacked;
+  for (const auto& [field, first] : samples.front()) {
+    std::vector<torch::Tensor> column;
+    column.reserve(samples.size());
+    for (const auto& sample : samples) column.push_back(sample.at(field));
+    stacked.set(field, torch::stack(column));
+  }
+  cached_ = std::make_shared<const Entry>(std::move(stacked));
+}
+
 HOOKFORGE_INLINE Entry ProceduralImages::get(std::size_t index) const {
   if (index >= size())
     throw std::out_of_range("ProceduralImages::get: index " + std::to_string(index) +
                             " out of range for " + std::to_string(size()) + " samples");
+  if (!cached_) return draw(index);
+  Entry sample;
+  for (const auto& [field, all] : *cached_)
+    sample.set(field, all[static_cast<std::int64_t>(index)].clone());
+  return sample;
+}
+
+HOOKFORGE_INLINE Entry ProceduralImages::draw(std::size_t index) const {
   const auto side = options_.size, scale = options_.scale;
   const auto pixels = detail::procedural::draw(options_.seed, index, static_cast<int>(side));
   auto target =

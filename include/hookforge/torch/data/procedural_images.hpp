@@ -20,11 +20,18 @@
 //   - 1 to 4 line segments, 1 to 2.5 pixels wide.
 // Edges are anti-aliased by coverage (the signed distance to the edge, clamped to one pixel
 // of ramp), so the images have sharp but not aliased detail that bicubic upscaling blurs.
-// Nothing is cached: an image is drawn (about a millisecond at 48 x 48) at each get().
+// An image takes about a quarter of a millisecond to draw at 48 x 48, so by default it is
+// drawn again at each get() and nothing is kept. With `cache`, every sample is drawn once,
+// when the dataset is built, and kept (input, target and bicubic: 4.5 size^2 floats per
+// sample, 85 MB for the default job's 4096 samples of 48 x 48); get() then returns copies,
+// so a caller that changes a sample in place never changes the dataset. Without the cache,
+// the default job spends about a fifth of each epoch drawing (docs/benchmarks.md, "The
+// whole job").
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
@@ -36,6 +43,7 @@ struct procedural_images_options {
   std::int64_t size = 48;    ///< side of the HR image in pixels, a multiple of scale
   std::int64_t scale = 2;    ///< downscaling factor from HR to the input, >= 2
   std::uint64_t seed = 0;    ///< the samples are a function of (seed, index) only
+  bool cache = false;        ///< draw every sample once, at construction, and keep it
 
   /// std::invalid_argument naming the first option out of range.
   void validate() const;
@@ -44,9 +52,8 @@ struct procedural_images_options {
 /// See the top of this file. Satisfies `hookforge::dataset`.
 class ProceduralImages {
  public:
-  explicit ProceduralImages(procedural_images_options options = {}) : options_(options) {
-    options_.validate();
-  }
+  /// Draws every sample here when options.cache is set.
+  explicit ProceduralImages(procedural_images_options options = {});
 
   std::size_t size() const noexcept { return static_cast<std::size_t>(options_.count); }
 
@@ -57,7 +64,12 @@ class ProceduralImages {
   const procedural_images_options& options() const noexcept { return options_; }
 
  private:
+  Entry draw(std::size_t index) const;
+
   procedural_images_options options_;
+  /// With options.cache: every sample's fields stacked, [count, 1, side, side]; shared by
+  /// copies of the dataset (it never changes after construction).
+  std::shared_ptr<const Entry> cached_;
 };
 
 }  // namespace hookforge
