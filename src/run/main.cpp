@@ -25,6 +25,7 @@
 #include <torch/utils.h>
 
 #include "command_line.hpp"
+#include "malloc_tuning.hpp"
 #include "output_lock.hpp"
 #include "signal_stop.hpp"
 #include "work_dir.hpp"
@@ -258,6 +259,7 @@ int run_failure(const std::string& text) {
 }
 
 int run_main(int argc, char** argv) {
+  detail::tune_malloc();
   link_registrations();
   const auto started = std::chrono::steady_clock::now();
 
