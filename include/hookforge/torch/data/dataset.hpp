@@ -1,9 +1,8 @@
 // hookforge/torch/data/dataset.hpp — a dataset is "a size and one sample per index".
 //
-//   hookforge::tensor_dataset data{{"input", X}, {"target", Y}};   // X: [N, ...], Y: [N, ...]
-//   hookforge::Entry sample = data.get(3);                          // {"input": X[3], "target":
-//   Y[3]} hookforge::subset train(data, {0, 2, 4});                        // a view of three
-//   samples
+//   hookforge::tensor_dataset data{{"input", X}, {"target", Y}};  // X: [N, ...], Y: [N, ...]
+//   hookforge::Entry sample = data.get(3);     // {"input": X[3], "target": Y[3]}, views
+//   hookforge::subset train(data, {0, 2, 4});  // a view of three samples
 //
 // A `dataset` is any type with
 //   size() const   -> the number of samples (convertible to std::size_t)

@@ -251,7 +251,7 @@ HOOKFORGE_INLINE Entry ProceduralImages::get(std::size_t index) const {
   if (!cached_) return draw(index);
   Entry sample;
   for (const auto& [field, all] : *cached_)
-    sample.set(field, all[static_cast<std::int64_t>(index)].clone());
+    sample.set(field, all[static_cast<std::int64_t>(index)]);
   return sample;
 }
 

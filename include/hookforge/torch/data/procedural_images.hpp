@@ -23,10 +23,10 @@
 // An image takes about a quarter of a millisecond to draw at 48 x 48, so by default it is
 // drawn again at each get() and nothing is kept. With `cache`, every sample is drawn once,
 // when the dataset is built, and kept (input, target and bicubic: 4.5 size^2 floats per
-// sample, 85 MB for the default job's 4096 samples of 48 x 48); get() then returns copies,
-// so a caller that changes a sample in place never changes the dataset. Without the cache,
-// the default job spends about a fifth of each epoch drawing (docs/benchmarks.md, "The
-// whole job").
+// sample, 85 MB for the default job's 4096 samples of 48 x 48); get() then returns views of
+// the kept images, as tensor_dataset does: the loader's stacking is the one copy, and
+// writing into a sample writes into the dataset. Without the cache, the default job spends about a
+// fifth of each epoch drawing (docs/benchmarks.md, "The whole job").
 #pragma once
 
 #include <cstddef>
