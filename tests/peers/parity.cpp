@@ -13,24 +13,40 @@
 //   parity ema MOMENTUM BEGIN_ITER STEPS IN OUT SIZE...  a model of parameters of those sizes,
 //       moved by STEPS updates read from IN (raw float32, each update the parameters'
 //       length), EMA updated after each; OUT: the weights validation then uses
+//   parity checkpoint -         for each line on stdin,
+//         INTERVAL MAX_KEEP SAVE_LAST SAVE_BEGIN RULE|none RESUME_AT EPOCHS SCORE...
+//       CheckpointSaver (save_best "score" by RULE; none: no save_best) over EPOCHS epochs,
+//       one SCORE each, in a fresh folder: the files there after each epoch (last_checkpoint
+//       aside), epoch files first, comma-separated, epochs separated by '|'; with
+//       RESUME_AT > 0, a new hook goes on from the state in that epoch's checkpoint
+//   parity warmup linear|constant|exponential START_FACTOR WARMUP_ITERS STEPS EPOCHS
+//         STEP_SIZE GAMMA       the lr of each optimiser step (base lr 0.1) of EPOCHS epochs of
+//       STEPS steps, LRWarmup over StepLR(STEP_SIZE, GAMMA) stepped after each epoch
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/hooks/early_stopping.hpp"
 #include "hookforge/hooks/ema.hpp"
 #include "hookforge/hooks/gradient_clip.hpp"
+#include "hookforge/hooks/lr_warmup.hpp"
 #include "hookforge/torch/metrics/psnr.hpp"
 #include "hookforge/torch/metrics/ssim.hpp"
 #include "hookforge/torch/optim/schedulers.hpp"
@@ -211,11 +227,119 @@ int ema(const std::vector<std::string>& a) {
   return 0;
 }
 
+int warmup(const std::vector<std::string>& a) {
+  const std::string mode = a.at(0);
+  lr_warmup_options o{.warmup_iters = std::stoll(a.at(2)), .start_factor = number(a.at(1))};
+  if (mode == "constant") o.mode = warmup_mode::constant;
+  if (mode == "exponential") o.mode = warmup_mode::exponential;
+  const auto steps = std::stoll(a.at(3)), epochs = std::stoll(a.at(4));
+  auto p = torch::zeros({1}, torch::requires_grad());
+  torch::optim::SGD sgd({p}, 0.1);
+  StepLR schedule(sgd, std::stoll(a.at(5)), number(a.at(6)));
+  LRWarmup hook(o);
+  TrainingContext ctx;  // what a training runner's steps and epoch end show the hook
+  ctx.optimizer = &sgd;
+  std::cout.precision(17);
+  for (std::int64_t epoch = 0; epoch < epochs; ++epoch) {
+    for (std::int64_t step = 0; step < steps; ++step) {
+      hook.warm(ctx);  // on_pre_step
+      std::cout << sgd.param_groups()[0].options().get_lr() << "\n";
+      ++ctx.optimizer_steps;
+    }
+    hook.restore(ctx);  // on_epoch_end
+    schedule.step();
+  }
+  return 0;
+}
+
+/// The trainer as CheckpointSaver sees it: a checkpoint is a tiny file, and the saver's
+/// state in it (what a resume from that file loads) is kept by file name.
+struct StandInTrainer final : hookforge::detail::trainer_actions {
+  const CheckpointSaver* saver = nullptr;
+  std::map<std::string, state_map> saved;
+  void save_checkpoint(const std::filesystem::path& path, checkpoint_content) override {
+    std::ofstream(path) << "checkpoint\n";
+    saved[path.filename().string()] = saver->state_dict();
+  }
+};
+
+/// The files in `dir` but last_checkpoint: epoch files first, each kind by number.
+std::string files_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& item : std::filesystem::directory_iterator(dir))
+    if (item.path().filename() != "last_checkpoint")
+      names.push_back(item.path().filename().string());
+  auto key = [](const std::string& n) { return std::tuple(n.starts_with("best"), n.size(), n); };
+  std::sort(names.begin(), names.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+/// The files after each epoch for one case (the words of a line of `parity checkpoint -`).
+std::string checkpoint_files(const std::vector<std::string>& a, const std::filesystem::path& dir) {
+  checkpoint_saver_options o{.interval = std::stoll(a.at(0)),
+                             .max_keep_ckpts = std::stoll(a.at(1)),
+                             .save_last = a.at(2) == "1",
+                             .save_begin = std::stoll(a.at(3))};
+  if (a.at(4) != "none") {
+    o.save_best = "score";
+    o.rule = a.at(4);
+  }
+  const auto resume_at = std::stoll(a.at(5)), epochs = std::stoll(a.at(6));
+  std::filesystem::create_directories(dir);
+  auto saver = std::make_unique<CheckpointSaver>(o);
+  StandInTrainer trainer;
+  trainer.saver = saver.get();
+  std::string out;
+  for (std::int64_t epoch = 0; epoch < epochs; ++epoch) {
+    TrainerContext ctx;
+    ctx.epoch = epoch;
+    ctx.completed_epochs = epoch + 1;
+    ctx.total_epochs = epochs;
+    ctx.validated = true;
+    ctx.val_scores = {{"score", number(a.at(7 + static_cast<std::size_t>(epoch)))}};
+    ctx.work_dir = dir;
+    ctx.trainer = &trainer;
+    saver->save_epoch(ctx);
+    out += (epoch == 0 ? "" : "|") + files_in(dir);
+    if (epoch + 1 == resume_at) {  // a new hook from the state in epoch_{RESUME_AT}.pt
+      const auto from = trainer.saved.find(fmt::format("epoch_{}.pt", resume_at));
+      if (from == trainer.saved.end())
+        throw std::invalid_argument(
+            fmt::format("epoch {} wrote no checkpoint to resume from", resume_at));
+      saver = std::make_unique<CheckpointSaver>(o);
+      saver->load_state_dict(from->second);
+      trainer.saver = saver.get();
+    }
+  }
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+int checkpoint() {
+  std::string folder = (std::filesystem::temp_directory_path() / "parity-XXXXXX").string();
+  if (mkdtemp(folder.data()) == nullptr) throw std::runtime_error("cannot make " + folder);
+  struct Cleanup {
+    std::string folder;
+    ~Cleanup() { std::filesystem::remove_all(folder); }
+  } cleanup{folder};
+  std::string line;
+  for (int n = 0; std::getline(std::cin, line); ++n) {
+    std::istringstream words(line);
+    std::vector<std::string> a{std::istream_iterator<std::string>(words), {}};
+    if (!a.empty())
+      std::cout << checkpoint_files(a, std::filesystem::path(folder) / std::to_string(n)) << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: parity early_stopping|scheduler|clip|metrics|ema ARG...\n";
+    std::cerr << "usage: parity early_stopping|scheduler|clip|metrics|ema|checkpoint|warmup "
+                 "ARG...\n";
     return 2;
   }
   const std::string command = argv[1];
@@ -227,6 +351,8 @@ int main(int argc, char** argv) {
     if (command == "clip") return clip(args);
     if (command == "metrics") return metrics(args);
     if (command == "ema") return ema(args);
+    if (command == "checkpoint") return checkpoint();
+    if (command == "warmup") return warmup(args);
   } catch (const std::exception& e) {
     std::cerr << "parity: " << e.what() << "\n";
     return 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where hookforge promises a peer's behaviour, the peer's own code on the same inputs.
 
-    parity.py PARITY_BINARY early_stopping|schedulers|clip|metrics|ema
+    parity.py PARITY_BINARY early_stopping|schedulers|clip|metrics|ema|checkpoint|warmup
 
 Run with the Python of scripts/peers.sh (PyTorch 2.11, Lightning, torchmetrics). hookforge's
 side is tests/peers/parity.cpp; each check prints what it compared, and exits 1 at the first
@@ -31,7 +31,27 @@ ema             EMA against MMEngine's EMAHook driving its ExponentialMovingAver
                 update ema = (1 - momentum) ema + momentum param, the first one a copy, from
                 the iteration begin_iter says), run with a stand-in runner: the weights
                 validation uses after each run, to 1e-6.
+checkpoint      CheckpointSaver's retention against MMEngine's CheckpointHook (interval,
+                max_keep_ckpts, save_last, save_begin, save_best by greater/less, ties),
+                driven as its EpochBasedTrainLoop does with a stand-in runner, straight and
+                resumed after an epoch from the message hub in that epoch's checkpoint: the
+                files in the folder after every epoch, equal. One difference, checked: at an
+                epoch off the interval whose score improves, MMEngine also writes epoch_N.pth
+                (PR #1168's re-save, which refreshes the best path in the message hub), which
+                counts in max_keep_ckpts; it does so only once the hook object has written an
+                epoch checkpoint, so not after a resume until the next one. hookforge writes
+                only the best file there (its bookkeeping is in every checkpoint it writes).
+warmup          LRWarmup (linear, constant) over an epoch StepLR: the lr of every optimiser
+                step, to 1e-12, equal to PyTorch's LinearLR / ConstantLR (total_iters =
+                warmup_iters) stepped per iteration, chained with StepLR per epoch; and to
+                MMEngine's LinearLR / ConstantLR by iteration with end = warmup_iters + 1 (its
+                `end` counts one more: total_iters = end - begin - 1), driven as its
+                ParamSchedulerHook does. MMEngine's with end = warmup_iters, checked to differ,
+                reaches the full rate one step sooner. The exponential mode (mmcv's 'exp'
+                warm-up) has no peer code here.
 """
+import copy
+import logging
 import math
 import os
 import random
@@ -56,10 +76,10 @@ def hookforge(binary, *args):
     return p.stdout.split()
 
 
-def hookforge_lines(binary, command, lines):
+def hookforge_lines(binary, command, lines, env=None):
     """One driver process for many cases: a case per line on stdin, an answer per line."""
     p = subprocess.run([binary, command, "-"], input="\n".join(lines) + "\n", capture_output=True,
-                       text=True)
+                       text=True, env=env)
     if p.returncode != 0:
         fail(f"parity {command} - exited {p.returncode}: {p.stderr}")
     answers = p.stdout.split("\n")[:len(lines)]
@@ -284,10 +304,192 @@ def check_ema(binary):
           f"MMEngine's EMAHook with ExponentialMovingAverage to 1e-6")
 
 
+# --- CheckpointSaver ---------------------------------------------------------------------------
+
+def file_listing(work):
+    """The files in `work` as the driver prints them: .pth as .pt, epoch files first, by number."""
+    names = [n.replace(".pth", ".pt") for n in os.listdir(work) if n != "last_checkpoint"]
+    return ",".join(sorted(names, key=lambda n: (n.startswith("best"), len(n), n)))
+
+
+def mmengine_checkpoints(case, resume_at, work, resave_off_interval=True):
+    """The files MMEngine's CheckpointHook leaves after each epoch ('|'-joined), and how many
+    of its epoch checkpoints hold a best path that is not the current one. Without
+    resave_off_interval, its re-save of a best epoch's checkpoint is kept to epochs whose
+    checkpoint the interval wrote (the one difference from hookforge)."""
+    sys.modules.setdefault("cv2", types.ModuleType("cv2"))  # imported by a hook not used here
+    from mmengine.hooks import CheckpointHook
+    from mmengine.logging import MessageHub, MMLogger
+    MMLogger.get_current_instance().setLevel(logging.ERROR)  # FileClient's deprecation notes
+
+    class OnInterval(CheckpointHook):
+        def _save_best_checkpoint(self, runner, metrics):
+            last = self.last_ckpt  # None: no re-save
+            if last and os.path.basename(last) != self.filename_tmpl.format(runner.epoch):
+                self.last_ckpt = None
+            super()._save_best_checkpoint(runner, metrics)
+            self.last_ckpt = self.last_ckpt or last
+
+    class Runner:  # what the hook touches of mmengine.runner.Runner
+        def __init__(self):
+            self.work_dir, self.epoch, self.iter, self.max_epochs = work, 0, 0, len(scores)
+            self.train_loop = types.SimpleNamespace(max_epochs=len(scores))
+            self.message_hub = MessageHub(name="parity")
+            self.logger = logging.getLogger("parity")
+            self.saved = {}  # file name: the message hub's state stored in it
+
+        def save_checkpoint(self, out_dir, filename, *args, **kwargs):
+            with open(os.path.join(out_dir, filename), "w") as f:
+                f.write("checkpoint\n")
+            self.saved[filename] = copy.deepcopy(self.message_hub.state_dict())
+
+    interval, max_keep, save_last, save_begin, rule, scores = case
+    best = None if rule == "none" else "score"
+
+    def make():
+        return (CheckpointHook if resave_off_interval else OnInterval)(
+            interval=interval, max_keep_ckpts=max_keep, save_last=save_last,
+            save_begin=save_begin, save_best=best, rule=rule if best else None)
+
+    runner, hook, files, stale = Runner(), make(), [], 0
+    hook.before_train(runner)
+    for epoch, score in enumerate(scores):
+        runner.epoch = epoch  # the loop's order: after_train_epoch, epoch += 1, validation
+        hook.after_train_epoch(runner)
+        runner.epoch = epoch + 1
+        hook.after_val_epoch(runner, {"score": score})
+        files.append(file_listing(work))
+        stored = runner.saved.pop(f"epoch_{epoch + 1}.pth", None)
+        if stored and best and stored["runtime_info"].get("best_ckpt") != hook.best_ckpt_path:
+            stale += 1
+        if epoch + 1 == resume_at:  # Runner.resume: a new process, the hub from the checkpoint
+            runner.message_hub = MessageHub(name="parity")
+            runner.message_hub.load_state_dict(stored)
+            hook = make()
+            hook.before_train(runner)
+    for name in os.listdir(work):
+        os.remove(os.path.join(work, name))
+    return "|".join(files), stale
+
+
+def check_checkpoint(binary):
+    rng = random.Random(17)
+    cases = [  # (interval, max_keep_ckpts, save_last, save_begin, rule, scores)
+        (1, -1, True, 0, "greater", [0.1, 0.2, 0.2, 0.3]),         # a best each epoch, a tie
+        (2, -1, True, 0, "greater", [0.1, 0.2, 0.3, 0.3]),         # best at 3, off the interval
+        (2, 2, False, 1, "less", [0.5, 0.4, 0.3, 0.2, 0.1, 0.0]),  # ... counting in max_keep
+        (3, 1, True, 4, "none", [0.0] * 9),
+    ]
+    for _ in range(300):
+        n = rng.randint(6, 12)
+        kind = rng.random()
+        if kind < 0.6:  # ties
+            scores = [round(rng.uniform(0, 1), 1) for _ in range(n)]
+        elif kind < 0.8:  # an improvement every epoch
+            scores = sorted(round(rng.uniform(0, 1), 3) for _ in range(n))
+        else:  # long plateaus
+            scores = [round(rng.uniform(0, 1), 1) if rng.random() < 0.3 else 0.5 for _ in range(n)]
+        cases.append((rng.randint(1, 3), rng.choice([-1, 1, 2, 3]), rng.random() < 0.5,
+                      rng.randint(0, 4), rng.choice(["greater", "less", "none"]), scores))
+    runs = []  # (case, resume_at, the driver's line)
+    for case in cases:
+        interval, max_keep, save_last, save_begin, rule, scores = case
+        due = [e for e in range(save_begin, len(scores)) if e and (e - save_begin) % interval == 0]
+        for resume_at in sorted({0, *rng.sample(due, min(2, len(due)))}):  # from epoch_N.pt
+            runs.append((case, resume_at, " ".join(map(str, [
+                interval, max_keep, int(save_last), save_begin, rule, resume_at, len(scores),
+                *scores]))))
+    # Thousands of small files, each fsynced by hookforge: on tmpfs where there is one.
+    scratch = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    answers = hookforge_lines(binary, "checkpoint", [line for *_, line in runs],
+                              env=dict(os.environ, TMPDIR=scratch) if scratch else None)
+    agree = resaved = stale = 0
+    with tempfile.TemporaryDirectory(dir=scratch) as work:
+        for (case, resume_at, line), got in zip(runs, answers):
+            want, stale_here = mmengine_checkpoints(case, resume_at, work)
+            stale += stale_here
+            if got == want:
+                agree += 1
+            elif got == mmengine_checkpoints(case, resume_at, work, resave_off_interval=False)[0]:
+                resaved += 1
+            else:
+                fail(f"CheckpointSaver on '{line}' (INTERVAL MAX_KEEP SAVE_LAST SAVE_BEGIN RULE "
+                     f"RESUME_AT EPOCHS SCORE...), files after each epoch:\n  hookforge {got}\n"
+                     f"  MMEngine  {want}")
+    if resaved == 0:
+        fail("CheckpointSaver: MMEngine's re-save of a best epoch off the interval should show")
+    print(f"checkpoint: {len(runs)} runs ({len(cases)} settings, straight and resumed): the files "
+          f"after every epoch equal MMEngine's CheckpointHook's in {agree}; in {resaved}, only as "
+          f"documented: MMEngine also writes epoch_N.pth at an epoch off the interval whose score "
+          f"improves (its re-save, PR #1168); {stale} of its epoch checkpoints hold a stale best "
+          f"path")
+
+
+# --- LRWarmup ---------------------------------------------------------------------------------
+
+def peer_warmup_lrs(make_warmup, make_epoch, steps, epochs):
+    """The lr of each step under a per-iteration warm-up scheduler chained with an epoch one,
+    each stepped as MMEngine's ParamSchedulerHook does (after each iteration, each epoch)."""
+    p = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([p], lr=0.1)
+    warm, epoch_schedule, lrs = make_warmup(opt), make_epoch(opt), []
+    for _ in range(epochs):
+        for _ in range(steps):
+            lrs.append(opt.param_groups[0]["lr"])
+            opt.step()
+            warm.step()
+        epoch_schedule.step()
+    return lrs
+
+
+def check_warmup(binary):
+    sys.modules.setdefault("cv2", types.ModuleType("cv2"))  # imported by a hook not used here
+    import mmengine.optim as M
+    S = torch.optim.lr_scheduler
+    compared = 0
+    for mode, s, w, steps, epochs, step_size, gamma in [
+            ("linear", 0.001, 10, 4, 5, 2, 0.5), ("linear", 0.25, 4, 3, 3, 1, 0.1),
+            ("linear", 0.1, 1, 2, 3, 1, 0.5), ("linear", 1.0, 5, 3, 3, 2, 0.5),
+            ("linear", 0.01, 25, 7, 6, 3, 0.2), ("constant", 0.1, 5, 3, 4, 2, 0.5),
+            ("constant", 0.5, 1, 1, 4, 1, 0.9), ("constant", 0.001, 12, 5, 4, 3, 0.1)]:
+        got = [float(x) for x in hookforge(binary, "warmup", mode, text(s), w, steps, epochs,
+                                           step_size, gamma)]
+        by_iter = dict(by_epoch=False, begin=0)
+        factor = dict(start_factor=s) if mode == "linear" else dict(factor=s)
+        torch_kind = S.LinearLR if mode == "linear" else S.ConstantLR
+        mm_kind = M.LinearLR if mode == "linear" else M.ConstantLR
+        peers = {
+            f"PyTorch's {torch_kind.__name__}(total_iters={w})":
+                (lambda o: torch_kind(o, total_iters=w, **factor),
+                 lambda o: S.StepLR(o, step_size, gamma)),
+            f"MMEngine's {mm_kind.__name__}(by_epoch=False, end={w + 1})":
+                (lambda o: mm_kind(o, end=w + 1, **by_iter, **factor),
+                 lambda o: M.StepLR(o, step_size, gamma, by_epoch=True)),
+        }
+        label = (f"LRWarmup({mode}, start_factor={s}, warmup_iters={w}) over "
+                 f"StepLR({step_size}, {gamma})")
+        for peer, (make_warmup, make_epoch) in peers.items():
+            want = peer_warmup_lrs(make_warmup, make_epoch, steps, epochs)
+            for step, (g, v) in enumerate(zip(got, want)):
+                if abs(g - v) > 1e-12 * max(1.0, abs(v)):
+                    fail(f"{label}: step {step} lr {g!r}, {peer} {v!r}")
+        short = peer_warmup_lrs(lambda o: mm_kind(o, end=w, **by_iter, **factor),
+                                lambda o: M.StepLR(o, step_size, gamma, by_epoch=True), steps,
+                                epochs)
+        if s < 1 and w > 1 and math.isclose(got[w - 1], short[w - 1], rel_tol=1e-12):
+            fail(f"{label}: MMEngine's end={w} should reach the full rate at step {w - 1}")
+        compared += 1
+    print(f"warmup: LRWarmup (linear, constant) in {compared} runs over an epoch StepLR, each "
+          f"step's lr equal to PyTorch's LinearLR/ConstantLR(total_iters=warmup_iters) and to "
+          f"MMEngine's by iteration with end=warmup_iters+1 to 1e-12 (with end=warmup_iters, "
+          f"checked to differ, MMEngine reaches the full rate one step sooner)")
+
+
 def main():
     binary, what = sys.argv[1], sys.argv[2]
     checks = {"early_stopping": check_early_stopping, "schedulers": check_schedulers,
-              "clip": check_clip, "metrics": check_metrics, "ema": check_ema}
+              "clip": check_clip, "metrics": check_metrics, "ema": check_ema,
+              "checkpoint": check_checkpoint, "warmup": check_warmup}
     if what not in checks:
         fail(f"unknown check {what} ({', '.join(checks)})")
     checks[what](binary)

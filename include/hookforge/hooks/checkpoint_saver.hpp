@@ -29,9 +29,10 @@
 // Every file is written atomically (temporary file, fsync, rename), and a file is removed
 // only after the file replacing it is on disk. The bookkeeping (files kept, best score,
 // best file, files due for removal) is updated before the checkpoint is written, so the
-// checkpoint holds the state that names it; MMEngine keeps it in its message hub, whose
-// best checkpoint path was stale in the epoch checkpoint, and it loses the best file to
-// remove when an epoch and a best checkpoint race. Priority VERY_LOW: the other trainer
+// checkpoint holds the state that names it. MMEngine keeps it in its message hub and, to
+// keep that current, saves the epoch checkpoint again when the best improves, even off
+// the interval, where the extra file counts in max_keep_ckpts; hookforge writes only the
+// best file there (tests/peers/parity.py checks both). Priority VERY_LOW: the other trainer
 // hooks of the epoch (EarlyStopping, LossLogger, ...) have updated their state when it saves.
 #pragma once
 

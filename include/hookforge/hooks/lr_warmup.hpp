@@ -8,9 +8,12 @@
 // For the first `warmup_iters` optimiser steps, the learning rate of each param group is
 // the group's regular rate (the one the epoch scheduler, or the user, set) times a factor
 // of the step t = 0, 1, … (optimiser updates taken so far, ctx.optimizer_steps):
-//   linear       start_factor + (1 - start_factor) * t / warmup_iters   (MMEngine's LinearLR)
-//   constant     start_factor                                           (ConstantLR)
+//   linear       start_factor + (1 - start_factor) * t / warmup_iters   (torch's LinearLR)
+//   constant     start_factor                                           (torch's ConstantLR)
 //   exponential  start_factor ^ (1 - t / warmup_iters)                  (mmcv's 'exp' warm-up)
+// Linear and constant are torch's schedulers with total_iters = warmup_iters stepped per
+// update, and MMEngine's by iteration with end = warmup_iters + 1 (its usual end =
+// warmup_iters reaches the full rate one update sooner); tests/peers/parity.py checks both.
 // From step warmup_iters on the hook leaves the rate alone: the epoch scheduler
 // (hookforge/torch/optim/*) has it from there. The factor is set at on_pre_step and so
 // holds for the whole update, gradient accumulation included; updates skipped (a hook's
