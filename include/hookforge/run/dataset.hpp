@@ -20,7 +20,10 @@
 #include <type_traits>
 #include <utility>
 
+#include <fmt/core.h>
+
 #include "hookforge/config/register.hpp"
+#include "hookforge/run/machine.hpp"
 #include "hookforge/torch/data/dataset.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
@@ -36,14 +39,39 @@ class Dataset {
   virtual Entry sample(std::size_t index, std::int64_t /*epoch*/) const { return get(index); }
 };
 
-/// A hookforge::dataset D as a Dataset.
+namespace detail {
+
+/// Options that say how much memory their dataset keeps (procedural_images_options' cache).
+template <class O>
+concept counts_cached_bytes = requires(const O& o) {
+  { o.cached_bytes() } -> std::convertible_to<double>;
+};
+
+/// std::invalid_argument when the one options argument has cached_bytes() and the dataset
+/// would keep more than half this machine's memory: refused before anything is drawn.
+template <class... A>
+void refuse_unaffordable_cache(const A&... args) {
+  if constexpr (sizeof...(A) == 1 && (counts_cached_bytes<A> && ...)) {
+    const double bytes = (static_cast<double>(args.cached_bytes()), ...);
+    if (!affordable(bytes))
+      throw std::invalid_argument(
+          fmt::format("its cache needs {}, more than half this machine's memory ({}); "
+                      "set cache: false, or fewer or smaller samples",
+                      gibibytes(bytes), gibibytes(allocation_budget())));
+  }
+}
+
+}  // namespace detail
+
+/// A hookforge::dataset D as a Dataset. Options with cached_bytes() are checked first.
 template <hookforge::dataset D>
 class dataset_of final : public Dataset {
  public:
   template <class... A>
     requires(std::constructible_from<D, A...> &&
              !(sizeof...(A) == 1 && (std::is_same_v<std::remove_cvref_t<A>, dataset_of> && ...)))
-  explicit dataset_of(A&&... args) : data_(std::forward<A>(args)...) {}
+  explicit dataset_of(A&&... args)
+      : data_((detail::refuse_unaffordable_cache(args...), D(std::forward<A>(args)...))) {}
   std::size_t size() const override { return static_cast<std::size_t>(data_.size()); }
   Entry get(std::size_t index) const override { return data_.get(index); }
   Entry sample(std::size_t index, std::int64_t epoch) const override {

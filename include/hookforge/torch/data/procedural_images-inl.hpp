@@ -231,17 +231,20 @@ HOOKFORGE_INLINE ProceduralImages::ProceduralImages(procedural_images_options op
     : options_(options) {
   options_.validate();
   if (!options_.cache) return;
-  std::vector<Entry> samples;
-  samples.reserve(size());
-  for (std::size_t i = 0; i < size(); ++i) samples.push_back(draw(i));
-  Entry stacked;
-  for (const auto& [field, first] : samples.front()) {
-    std::vector<torch::Tensor> column;
-    column.reserve(samples.size());
-    for (const auto& sample : samples) column.push_back(sample.at(field));
-    stacked.set(field, torch::stack(column));
+  // Allocated whole before anything is drawn (memory that is not there fails at once),
+  // then filled in place.
+  const Entry first = draw(0);
+  Entry kept;
+  for (const auto& [field, tensor] : first) {
+    auto sizes = tensor.sizes().vec();
+    sizes.insert(sizes.begin(), static_cast<std::int64_t>(size()));
+    kept.set(field, torch::empty(sizes, tensor.options()));
   }
-  cached_ = std::make_shared<const Entry>(std::move(stacked));
+  for (std::size_t i = 0; i < size(); ++i) {
+    const Entry sample = i == 0 ? first : draw(i);
+    for (const auto& [field, all] : kept) all[static_cast<std::int64_t>(i)].copy_(sample.at(field));
+  }
+  cached_ = std::make_shared<const Entry>(std::move(kept));
 }
 
 HOOKFORGE_INLINE Entry ProceduralImages::get(std::size_t index) const {

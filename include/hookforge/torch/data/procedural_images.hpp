@@ -47,6 +47,14 @@ struct procedural_images_options {
 
   /// std::invalid_argument naming the first option out of range.
   void validate() const;
+
+  /// The bytes `cache` keeps (0 without it): every sample's input, target and bicubic,
+  /// float32. A double: a config may ask for more than a size_t holds.
+  double cached_bytes() const {
+    if (!cache) return 0;
+    const double side = static_cast<double>(size), low = side / static_cast<double>(scale);
+    return static_cast<double>(count) * (2 * side * side + low * low) * sizeof(float);
+  }
 };
 
 /// See the top of this file. Satisfies `hookforge::dataset`.
