@@ -13,8 +13,9 @@ set -euo pipefail
 # valgrind: the dispatch check counts instructions under callgrind (tests/CMakeLists.txt).
 # clang-format-19: the CTest test `format` (scripts/format.sh --check).
 # libturbojpeg0-dev: ImageFolder reads JPEG files with libjpeg-turbo (PNG with libpng).
+# nlohmann-json3-dev: the JSON header of safetensors files (hookforge/torch/weights/).
 # python3-skimage: the real photographs configs/sr_photos.yaml trains on (its tests check it).
-packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev catch2
+packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev nlohmann-json3-dev catch2
           libbenchmark-dev libtorch-dev libgloo-dev libpng-dev libturbojpeg0-dev libssl-dev libclang-rt-19-dev
           python3-skimage
           gnuplot-nox libopenblas0-pthread python3 python3-venv valgrind clang-format-19)

@@ -51,3 +51,5 @@
 #include "hookforge/torch/runners/runner_concepts.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/training_epoch_runner.hpp"
+#include "hookforge/torch/weights/named_tensors.hpp"
+#include "hookforge/torch/weights/weights_file.hpp"

@@ -42,6 +42,19 @@
 #define HOOKFORGE_HAS_CUDA 0
 #endif
 
+// The dtypes torch.save writes as an UntypedStorage with a dtype (torch._utils._rebuild_tensor_v3):
+// uint16, uint32 and uint64 came in 2.3, with the float8 types (2.1) before them; 1.13 has
+// none. The weights readers refuse them by name where this is 0.
+#define HOOKFORGE_HAS_UNSIGNED_DTYPES (HOOKFORGE_TORCH_VERSION >= 20300)
+
+// The microscaling dtypes float8_e8m0fnu (2.7) and float4_e2m1fn_x2 (2.8).
+#define HOOKFORGE_HAS_MICROSCALING_DTYPES (HOOKFORGE_TORCH_VERSION >= 20800)
+
+// caffe2::serialize::PyTorchStreamReader::getRecordSize, a record's size without reading it
+// (2.x; 1.13's getRecord allocates what the zip's directory claims). The .pth reader checks
+// a record's size against the file first where it can (weights/pth.hpp).
+#define HOOKFORGE_HAS_ZIP_RECORD_SIZE (HOOKFORGE_TORCH_VERSION >= 20300)
+
 #if HOOKFORGE_TORCH_VERSION < 20200
 #include <c10/util/C++17.h>  // c10::guts::to_string, removed in 2.2
 #endif
