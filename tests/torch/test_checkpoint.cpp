@@ -521,10 +521,9 @@ TEST_CASE(
         std::vector<std::string>{"4.weight", "4.bias"});
 
   std::ofstream(dir.path / "junk.pt") << "not a checkpoint";
-  CHECK_THAT(
-      error_of<checkpoint_error>(
-          [&] { hookforge::load_pretrained(*other, {.file = dir.path / "junk.pt"}); }),
-      Catch::Contains("junk.pt' is neither a hookforge checkpoint nor a torch::save archive"));
+  CHECK_THAT(error_of<checkpoint_error>(
+                 [&] { hookforge::load_pretrained(*other, {.file = dir.path / "junk.pt"}); }),
+             Catch::Contains("junk.pt' is none of the weights files hookforge reads"));
   CHECK_THAT(error_of<checkpoint_error>(
                  [&] { hookforge::load_pretrained(*other, {.file = dir.path / "none.pt"}); }),
              Catch::Contains("none.pt' cannot be opened"));

@@ -17,6 +17,7 @@
 
 #include <concepts>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -104,12 +105,17 @@ class module_model final : public Model {
 
 /// `Pretrained`'s parameters: a model, the file its weights start from, and what to freeze.
 struct pretrained_config {
-  std::shared_ptr<Model> model;          ///< required: the model to initialise
-  std::filesystem::path file = {};       ///< a hookforge checkpoint or a torch::save archive
-  std::string prefix = {};               ///< take the file's tensors under it, without it
-  bool strict = true;                    ///< every tensor on both sides must match
-  std::string section = "model";         ///< the module section of a hookforge checkpoint
-  std::vector<std::string> freeze = {};  ///< parameter name patterns kept out of training
+  std::shared_ptr<Model> model;                ///< required: the model to initialise
+  std::filesystem::path file = {};             ///< any file read_weights reads (.pth, .ckpt, ...)
+  std::string prefix = {};                     ///< take the file's tensors under it, without it
+  bool strict = true;                          ///< every tensor on both sides must match
+  std::string section = "model";               ///< the module section of a hookforge checkpoint
+  std::string key = {};                        ///< the checkpoint's entry holding the weights
+  std::vector<std::string> strip_prefix = {};  ///< removed from the file's names, in order
+  /// Regular expression to replacement, one each, applied in order: [{"^net\\.": "body."}].
+  std::vector<std::map<std::string, std::string>> rename = {};
+  std::vector<std::string> opaque_globals = {};  ///< more globals a .pth may hold, never called
+  std::vector<std::string> freeze = {};          ///< parameter name patterns kept out of training
 };
 
 /// A model whose weights start from a file, with some parameters frozen: MMEngine's
@@ -130,11 +136,7 @@ class pretrained_model final : public Model {
       throw std::invalid_argument("Pretrained: give a file to load, parameters to freeze, or both");
     std::string line = "Pretrained:";
     if (!config.file.empty())
-      line += " " + load_pretrained(inner_->module(), {.file = config.file,
-                                                       .prefix = config.prefix,
-                                                       .strict = config.strict,
-                                                       .section = config.section})
-                        .summary();
+      line += " " + load_pretrained(inner_->module(), options_of(config)).summary();
     if (!config.freeze.empty()) {
       const auto frozen = hookforge::freeze(inner_->module(), config.freeze);
       line += (config.file.empty() ? " froze " : "; froze ") + std::to_string(frozen.size()) +
@@ -147,6 +149,26 @@ class pretrained_model final : public Model {
   std::shared_ptr<torch::nn::Module> ptr() const override { return inner_->ptr(); }
 
  private:
+  static pretrained_options options_of(const pretrained_config& config) {
+    pretrained_options options{.file = config.file,
+                               .prefix = config.prefix,
+                               .strict = config.strict,
+                               .section = config.section,
+                               .key = config.key,
+                               .strip_prefix = config.strip_prefix,
+                               .opaque_globals = config.opaque_globals};
+    for (const auto& rule : config.rename) {
+      if (rule.size() != 1)
+        throw std::invalid_argument(
+            "Pretrained: each rename is one pattern and its replacement ({\"^net\\\\.\": "
+            "\"body.\"}), "
+            "got " +
+            std::to_string(rule.size()) + " in one entry");
+      options.rename.emplace_back(rule.begin()->first, rule.begin()->second);
+    }
+    return options;
+  }
+
   std::shared_ptr<Model> inner_;
 };
 
