@@ -7,6 +7,7 @@
 #include "hookforge/hooks/batch_image_saver.hpp"
 #include "hookforge/hooks/check_invalid_loss.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
+#include "hookforge/hooks/latest_checkpoint.hpp"
 #include "hookforge/hooks/d_warmup.hpp"
 #include "hookforge/hooks/default_hooks.hpp"
 #include "hookforge/hooks/early_stopping.hpp"

@@ -29,6 +29,7 @@
 #include "hookforge/hooks/metrics_plot.hpp"
 #include "hookforge/hooks/tensorboard_logger.hpp"
 #include "hookforge/torch/metrics/metric_rule.hpp"
+#include "hookforge/torch/weights/weights_file.hpp"
 #include "../torch/resume_testing.hpp"
 #include "../torch/skip.hpp"
 
@@ -317,6 +318,34 @@ TEST_CASE(
       CHECK(read_bytes(resumed_dir.path / "last_checkpoint") == "epoch_9.pt\n");
     }
   }
+}
+
+TEST_CASE(
+    "CheckpointSaver: weights_format writes each checkpoint's model beside it, kept and "
+    "removed with it",
+    "[hooks][weights]") {
+  const std::vector<double> acc{.1, .5, .3, .6, .6, .2, .7, .1, .65};
+  temp_dir dir;
+  auto saver = std::make_shared<CheckpointSaver>(checkpoint_saver_options{
+      .interval = 2, .max_keep_ckpts = 2, .save_best = "acc", .weights_format = "safetensors"});
+  run({.mode = attach_mode::by_ref, .dir = dir.path, .epochs = 9, .scores = acc}, saver);
+  CHECK(dir.files() == std::vector<std::string>{"best_acc_epoch_7.pt",
+                                                "best_acc_epoch_7.safetensors", "epoch_8.pt",
+                                                "epoch_8.safetensors", "epoch_9.pt",
+                                                "epoch_9.safetensors", "last_checkpoint"});
+  // The weights are the checkpoint's model section, bit for bit.
+  const auto from_checkpoint = hookforge::read_weights(dir.path / "epoch_9.pt");
+  const auto beside = hookforge::read_weights(dir.path / "epoch_9.safetensors");
+  CHECK(beside.kind == "safetensors");
+  REQUIRE(beside.tensors.size() == from_checkpoint.tensors.size());
+  for (std::size_t i = 0; i < beside.tensors.size(); ++i) {
+    CHECK(beside.tensors[i].first == from_checkpoint.tensors[i].first);
+    CHECK(torch::equal(beside.tensors[i].second, from_checkpoint.tensors[i].second));
+  }
+  CHECK_THROWS_WITH(
+      CheckpointSaver({.weights_format = "onnx"}),
+      Catch::Contains("CheckpointSaver: weights_format must be \"safetensors\", \"pth\" or "
+                      "empty, got \"onnx\""));
 }
 
 TEST_CASE("CheckpointSaver: save_begin, save_last off, a stop ends the run with a last checkpoint",

@@ -23,6 +23,9 @@
 // updates. Either way, a stop requested during an epoch (SIGINT, SIGTERM; trainer_options::
 // stop_mid_epoch) is saved at the next batch, as iter_{N}.pt (`save_last`), and the run ends
 // there.
+// With `weights_format` ("safetensors" or "pth"), each checkpoint gets its model's weights
+// beside it (epoch_3.pt, epoch_3.safetensors: weights/weights_file.hpp), written atomically
+// after the checkpoint, read back from it, and removed with it.
 // At on_training_finished, with `published_keys`: a copy of the last and the best checkpoint
 // holding only those sections, named `<stem>-<first 8 hex digits of its SHA-256>.pt`.
 //
@@ -41,7 +44,6 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -58,12 +60,14 @@
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/hooks/detail/file_name.hpp"
-#include "hookforge/hooks/detail/sha256.hpp"
+#include "hookforge/hooks/latest_checkpoint.hpp"
+#include "hookforge/hooks/detail/checkpoint_files.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/metrics/metric_rule.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
+#include "hookforge/torch/weights/weights_file.hpp"
 
 namespace hookforge {
 
@@ -80,61 +84,11 @@ struct checkpoint_saver_options {
   std::string filename_tmpl = "";  ///< one {} for N; empty: "epoch_{}.pt" ("iter_{}.pt" by step)
   bool save_optimizer = true;      ///< with the optimiser's state (needed for an exact resume)
   std::vector<std::string> published_keys = {};  ///< sections of the published copies; empty: none
+  /// "safetensors" or "pth": beside each checkpoint, its model's weights in that format for
+  /// Python (epoch_3.pt and epoch_3.safetensors), kept and removed with it; "": none.
+  std::string weights_format = "";
+  std::string weights_section = "model";  ///< the checkpoint's module section they come from
 };
-
-/// The checkpoint that `dir`/last_checkpoint names, or nullopt when `dir` has no
-/// last_checkpoint: where to resume a run that a CheckpointSaver wrote to `dir`. A
-/// last_checkpoint that is empty, garbled (not one file name) or names no regular file in
-/// `dir` (a path elsewhere, a symlink, a missing file) is a std::runtime_error naming it: a
-/// resumed run never silently starts over on top of the run it was meant to continue.
-inline std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir) {
-  namespace fs = std::filesystem;
-  const auto file = dir / "last_checkpoint";
-  const auto fail = [&](std::string what) {
-    return std::runtime_error(fmt::format("{} {}", file.string(), what));
-  };
-  std::error_code ec;
-  const auto status = fs::symlink_status(file, ec);
-  if (!fs::exists(status)) return std::nullopt;
-  if (!fs::is_regular_file(status)) throw fail("is not a regular file (a symlink or a directory)");
-  std::ifstream in(file, std::ios::binary);
-  char buffer[4096];
-  in.read(buffer, sizeof buffer);
-  if (in.bad() || (!in && !in.eof())) throw fail("cannot be read");
-  std::string name(buffer, static_cast<std::size_t>(in.gcount()));
-  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
-  if (name.empty())
-    throw fail("is empty: it should name the checkpoint to resume from (epoch_N.pt)");
-  if (!detail::is_file_name(name))
-    throw fail(fmt::format("should hold the name of a checkpoint file in {}, got '{}'",
-                           dir.string(), name.substr(0, 80)));
-  const auto target = dir / name;
-  const auto target_status = fs::symlink_status(target, ec);
-  if (!fs::exists(target_status)) throw fail(fmt::format("names '{}', which does not exist", name));
-  if (!fs::is_regular_file(target_status))
-    throw fail(
-        fmt::format("names '{}', which is not a regular file (a symlink or a directory)", name));
-  return target;
-}
-
-namespace detail::saver {
-
-/// The text around the template's one replacement field: ("epoch_", ".pt").
-inline std::pair<std::string, std::string> template_parts(const std::string& tmpl) {
-  const auto open = tmpl.find('{'), close = tmpl.find('}');
-  return {tmpl.substr(0, open), tmpl.substr(close + 1)};
-}
-
-/// A score's name as a file-name part: characters other than letters, digits, '-', '_'
-/// and '.' become '_' (MMEngine replaces '/').
-inline std::string file_part(std::string_view name) {
-  std::string out(name);
-  for (char& c : out)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-  return out;
-}
-
-}  // namespace detail::saver
 
 class CheckpointSaver {
  public:
@@ -154,7 +108,7 @@ class CheckpointSaver {
     if (o.save_begin < 0)
       throw std::invalid_argument(
           fmt::format("CheckpointSaver: save_begin must be >= 0, got {}", o.save_begin));
-    check_template(file_template());
+    detail::saver::check_template(file_template());
     if (o.save_best.empty()) {
       if (!o.rule.empty())
         throw std::invalid_argument(
@@ -177,6 +131,10 @@ class CheckpointSaver {
             fmt::format("CheckpointSaver: published_keys must be distinct, got '{}' twice",
                         o.published_keys[i]));
     }
+    if (!o.weights_format.empty() && !parse_weights_format(o.weights_format))
+      throw std::invalid_argument(fmt::format(
+          "CheckpointSaver: weights_format must be \"safetensors\", \"pth\" or empty, got \"{}\"",
+          o.weights_format));
     if (!o.published_keys.empty() && !o.save_last && o.save_best.empty())
       throw std::invalid_argument(
           "CheckpointSaver: published_keys needs save_last or save_best (they name the files "
@@ -246,7 +204,7 @@ class CheckpointSaver {
             fmt::format("CheckpointSaver: cannot publish '{}': the file is gone", source.string()));
         continue;
       }
-      published_.push_back(publish_file(source));
+      published_.push_back(detail::saver::publish_file(source, options_.published_keys));
     }
   }
 
@@ -331,6 +289,8 @@ class CheckpointSaver {
         else
           ctx.save_checkpoint(dir / best_name, content);
       }
+      if (write_epoch) write_weights_beside(dir / epoch_name);
+      if (!best_name.empty()) write_weights_beside(dir / best_name);
       write_file_atomically(dir / "last_checkpoint", books_.last + "\n");
     } catch (...) {
       books_ = before;
@@ -340,27 +300,6 @@ class CheckpointSaver {
     // The replacements are on disk: now the old files go.
     if (!best_name.empty()) remove_other_best_files(dir);
     remove_stale(dir);
-  }
-
-  static void check_template(const std::string& tmpl) {
-    const bool one_field = std::count(tmpl.begin(), tmpl.end(), '{') == 1 &&
-                           std::count(tmpl.begin(), tmpl.end(), '}') == 1 &&
-                           tmpl.find('{') < tmpl.find('}');
-    std::string one, two;
-    if (one_field) {
-      try {
-        one = fmt::format(fmt::runtime(tmpl), 1);
-        two = fmt::format(fmt::runtime(tmpl), 2);
-      } catch (const fmt::format_error&) {
-        one = two;
-      }
-    }
-    if (!one_field || one == two || !detail::is_file_name(one))
-      throw std::invalid_argument(
-          fmt::format("CheckpointSaver: filename_tmpl must be a file name with one {{}} for the "
-                      "epoch (\"epoch_{{}}.pt\"), "
-                      "got \"{}\"",
-                      tmpl));
   }
 
   /// filename_tmpl, or its default for by_epoch.
@@ -412,11 +351,26 @@ class CheckpointSaver {
            std::find(books_.kept.begin(), books_.kept.end(), name) != books_.kept.end();
   }
 
+  /// Removes a checkpoint and the weights beside it.
   void remove_file(const std::filesystem::path& path) const {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-    if (ec)
-      warn(fmt::format("CheckpointSaver: cannot remove '{}': {}", path.string(), ec.message()));
+    std::vector<std::filesystem::path> files{path};
+    if (const auto format = parse_weights_format(options_.weights_format))
+      files.push_back(std::filesystem::path(path).replace_extension(weights_suffix(*format)));
+    for (const auto& file : files) {
+      std::error_code ec;
+      std::filesystem::remove(file, ec);
+      if (ec)
+        warn(fmt::format("CheckpointSaver: cannot remove '{}': {}", file.string(), ec.message()));
+    }
+  }
+
+  /// The model's weights of `checkpoint`, in weights_format beside it (epoch_3.safetensors).
+  void write_weights_beside(const std::filesystem::path& checkpoint) const {
+    const auto format = parse_weights_format(options_.weights_format);
+    if (!format) return;
+    const auto weights = read_weights(checkpoint, {.section = options_.weights_section});
+    write_weights(std::filesystem::path(checkpoint).replace_extension(weights_suffix(*format)),
+                  weights.tensors, *format);
   }
 
   void remove_stale(const std::filesystem::path& dir) {
@@ -428,32 +382,9 @@ class CheckpointSaver {
   /// One best checkpoint at a time, also after a resume from an older checkpoint whose
   /// bookkeeping does not know a best file the interrupted run wrote later.
   void remove_other_best_files(const std::filesystem::path& dir) const {
-    const auto [head, tail] = detail::saver::template_parts(file_template());
-    const std::string prefix = "best_" + detail::saver::file_part(books_.best_metric) + "_" + head;
-    std::error_code ec;
-    for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
-      const std::string name = item.path().filename().string();
-      if (name == books_.best_file || name.size() <= prefix.size() + tail.size() ||
-          !name.starts_with(prefix) || !name.ends_with(tail))
-        continue;
-      const auto middle =
-          std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - tail.size());
-      if (std::all_of(middle.begin(), middle.end(),
-                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-        remove_file(item.path());
-    }
-  }
-
-  /// `source` with only the published sections, as `<stem>-<sha256[:8]><ext>` beside it.
-  std::filesystem::path publish_file(const std::filesystem::path& source) const {
-    const auto dir = source.parent_path();
-    const std::string stem = source.stem().string(), ext = source.extension().string();
-    const auto staging = dir / (stem + ".publishing" + ext);
-    copy_checkpoint_sections(source, staging, options_.published_keys);
-    const auto target = dir / fmt::format("{}-{}{}", stem, sha256_file(staging).substr(0, 8), ext);
-    detail::rename_over(staging, target);
-    detail::fsync_directory(detail::directory_of(target));
-    return target;
+    for (const auto& file : detail::saver::other_best_files(dir, file_template(),
+                                                            books_.best_metric, books_.best_file))
+      remove_file(file);
   }
 
   checkpoint_saver_options options_;
