@@ -117,6 +117,10 @@ HOOKFORGE_REGISTER_AS(model, "Pretrained", run::pretrained_model,
                           cfg::field("prefix", &run::pretrained_config::prefix),
                           cfg::field("strict", &run::pretrained_config::strict),
                           cfg::field("section", &run::pretrained_config::section),
+                          cfg::field("key", &run::pretrained_config::key),
+                          cfg::field("strip_prefix", &run::pretrained_config::strip_prefix),
+                          cfg::field("rename", &run::pretrained_config::rename),
+                          cfg::field("opaque_globals", &run::pretrained_config::opaque_globals),
                           cfg::field("freeze", &run::pretrained_config::freeze)));
 
 // --- optimisers ------------------------------------------------------------------------------
@@ -361,7 +365,9 @@ HOOKFORGE_REGISTER(
         cfg::field("out_dir", &checkpoint_saver_options::out_dir).output_path(),
         cfg::field("filename_tmpl", &checkpoint_saver_options::filename_tmpl),
         cfg::field("save_optimizer", &checkpoint_saver_options::save_optimizer),
-        cfg::field("published_keys", &checkpoint_saver_options::published_keys)));
+        cfg::field("published_keys", &checkpoint_saver_options::published_keys),
+        cfg::field("weights_format", &checkpoint_saver_options::weights_format),
+        cfg::field("weights_section", &checkpoint_saver_options::weights_section)));
 HOOKFORGE_REGISTER(gan_hook, DWarmup,
                    cfg::options<d_warmup_options>(cfg::field("batches",
                                                              &d_warmup_options::batches)));

@@ -45,6 +45,10 @@ options:
   --print-default    print the embedded default config
   --help             this text
 
+hookforge-run export RUN_OR_CHECKPOINT [--format safetensors|pth] [--output FILE]
+                     writes the model weights of a run's best (or last) checkpoint, or
+                     of a checkpoint, as a file Python reads (docs/weights.md)
+
 exit codes: 0 done; 1 the run failed; 2 a config or command-line error.
 See docs/config.md.
 )";

@@ -25,6 +25,7 @@
 #include <torch/utils.h>
 
 #include "command_line.hpp"
+#include "export.hpp"
 #include "malloc_tuning.hpp"
 #include "output_lock.hpp"
 #include "signal_stop.hpp"
@@ -262,6 +263,9 @@ int run_main(int argc, char** argv) {
   detail::tune_malloc();
   link_registrations();
   const auto started = std::chrono::steady_clock::now();
+
+  if (argc > 1 && std::string_view(argv[1]) == "export")
+    return detail::export_main(argc - 1, argv + 1);
 
   command_line cli;
   try {
