@@ -26,6 +26,9 @@ packages=(
   networkx==3.6.1 numpy==2.4.6 packaging==26.4 PyYAML==6.0.4 sympy==1.14.0 tqdm==4.70.1
   typing_extensions==4.16.0 addict==2.4.0 rich==15.0.0 markdown-it-py==4.3.0 mdurl==0.1.2
   Pygments==2.21.0 termcolor==3.3.0 yapf==0.43.0 platformdirs==4.14.9
+  # Hugging Face's safetensors, the reference weights/safetensors.hpp is checked against
+  # (tests/weights/safetensors_cases.py); its torch functions use numpy (above) and torch
+  safetensors==0.8.0
 )
 venv=$cache/peers-$(echo "${packages[*]} $torch_site" | sha256sum | cut -c1-12)
 if ! venv_installed "$venv"; then

@@ -9,7 +9,8 @@
 #             everything, every test (with the parity tests against the peers, which share
 #             this PyTorch); the `cuda` tests are skipped, with the reason, where no GPU is
 #             present
-#   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything, every
+#   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything (the weights
+#             interop tests too, their Python side in the 2.x venv), every
 #             test but those whose verdict does not depend on LibTorch's version, which ran
 #             in torch2: the header self-containment tests (label `headers`: hookforge's
 #             headers, not LibTorch's), the callgrind dispatch check (`callgrind`, torch-free),
@@ -60,7 +61,10 @@ torch2() {
   configure_build_test "$build-torch2" "" -DCMAKE_PREFIX_PATH="$torch2_prefix" \
                        -DHOOKFORGE_PEERS_PYTHON="$peers_python"
 }
-torch1() { configure_build_test "$build" "-LE ^(headers|callgrind|format|libtorch-independent)$" -DCMAKE_PREFIX_PATH=; }
+torch1() {
+  configure_build_test "$build" "-LE ^(headers|callgrind|format|libtorch-independent)$" -DCMAKE_PREFIX_PATH= \
+                       -DHOOKFORGE_INTEROP_PYTHON="$peers_python"
+}
 
 clang() {
   cmake -S . -B "$build-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOOKFORGE_WERROR=ON -DCMAKE_CXX_COMPILER="$clang" \
