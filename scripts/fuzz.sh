@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Builds the config loader's libFuzzer target with Clang and runs it for a bounded time:
-#   ./scripts/fuzz.sh [SECONDS] [libFuzzer flags...]      (default 60 s)
+# Builds the libFuzzer targets with Clang and runs each for a bounded time: the config
+# loader's, then the weights readers' (.pth and safetensors, against the pinned LibTorch 2.x):
+#   ./scripts/fuzz.sh [SECONDS] [libFuzzer flags...]      (default 60 s each)
+# HOOKFORGE_FUZZ_WEIGHTS_SECONDS sets the weights fuzzer's time apart (0: not run); its seeds
+# are fuzz/corpus_weights/ (each a first byte, 0 for a data.pkl, 1 for a whole file:
+# fuzz/weights_fuzzer.cpp), its build folder build-fuzz-weights.
 # The corpus is seeded at run time from fuzz/corpus/ (a small curated set), every *.yaml
 # under configs/ and tests/config/ (bad/ included) and copied into a scratch directory,
 # so nothing generated lands in the tree; HOOKFORGE_FUZZ_CORPUS=DIR keeps it in DIR instead
@@ -42,3 +46,19 @@ symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || true
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH=$symbolizer UBSAN_SYMBOLIZER_PATH=$symbolizer
 "$build/fuzz/hookforge_config_fuzzer" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
     -dict=fuzz/config.dict -artifact_prefix="$artifacts/" -print_final_stats=1 -print_funcs=0 "$@" "$corpus"
+
+weights_seconds=${HOOKFORGE_FUZZ_WEIGHTS_SECONDS:-$seconds}
+[ "$weights_seconds" -gt 0 ] || exit 0
+weights_build=${build}-weights
+cmake -S . -B "$weights_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$clang" \
+      -DCMAKE_PREFIX_PATH="$(bash scripts/torch.sh)" -DHOOKFORGE_BUILD_FUZZERS=ON \
+      -DHOOKFORGE_WITH_CONFIG=OFF -DHOOKFORGE_BUILD_COMPILED=OFF -DHOOKFORGE_BUILD_TESTS=OFF \
+      -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "$weights_build" -j "${HOOKFORGE_JOBS:-$(nproc)}" --target hookforge_weights_fuzzer
+weights_corpus=$corpus/weights
+mkdir -p "$weights_corpus"
+cp fuzz/corpus_weights/* "$weights_corpus/"
+echo "hookforge: fuzzing the weights readers for ${weights_seconds} s, $(ls "$weights_corpus" | wc -l) inputs"
+OMP_NUM_THREADS=1 "$weights_build/fuzz/hookforge_weights_fuzzer" -max_total_time="$weights_seconds" \
+    -timeout=5 -rss_limit_mb=3072 -artifact_prefix="$artifacts/weights-" -print_final_stats=1 \
+    -print_funcs=0 "$@" "$weights_corpus"
