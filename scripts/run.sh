@@ -6,7 +6,8 @@
 #   ./scripts/run.sh configs/gan_sr.yaml --set trainer.params.epochs=2
 #   ./scripts/run.sh --check                          # the default's binding tables, no training
 #   ./scripts/run.sh example torch_training           # custom_runner, torch_training,
-#                                                     # adversarial_runner, user_hook_run
+#                                                     # adversarial_runner, user_hook_run, weights
+#   ./scripts/run.sh example weights espcn_python.pth # (examples/weights/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${HOOKFORGE_BUILD_DIR:-build}
@@ -18,8 +19,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 if [ "${1:-}" = example ]; then
   example=${2:-}
   case "$example" in
-    custom_runner|torch_training|adversarial_runner|user_hook_run) ;;
-    *) echo "run.sh: unknown example '$example' (custom_runner, torch_training, adversarial_runner, user_hook_run)" >&2
+    custom_runner|torch_training|adversarial_runner|user_hook_run|weights) ;;
+    *) echo "run.sh: unknown example '$example' (custom_runner, torch_training, adversarial_runner, user_hook_run, weights)" >&2
        exit 2 ;;
   esac
   shift 2

@@ -10,12 +10,15 @@ torch.set_num_interop_threads(1) itself, first thing.
 import argparse
 import json
 import os
+import sys
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "weights"))
+import espcn  # noqa: E402  (examples/weights/espcn.py: hookforge's ESPCN in PyTorch)
 
 
 def parse_args(description):
@@ -51,28 +54,10 @@ def loaders(args):
     return train, val
 
 
-def bicubic(x, scale=2):
-    return F.interpolate(x, scale_factor=scale, mode="bicubic", align_corners=False)
-
-
-class ESPCN(nn.Module):
-    """Residual ESPCN: sub-pixel convolution plus bicubic upscaling; conv3 starts at zero,
-    so the untrained network is bicubic."""
-
-    def __init__(self, scale=2, channels=1, features=64):
-        super().__init__()
-        self.scale = scale
-        self.conv1 = nn.Conv2d(channels, features, 5, padding=2)
-        self.conv2 = nn.Conv2d(features, 32, 3, padding=1)
-        self.conv3 = nn.Conv2d(32, channels * scale * scale, 3, padding=1)
-        nn.init.zeros_(self.conv3.weight)
-        nn.init.zeros_(self.conv3.bias)
-
-    def forward(self, x):
-        y = torch.tanh(self.conv1(x))
-        y = torch.tanh(self.conv2(y))
-        y = F.pixel_shuffle(self.conv3(y), self.scale)
-        return y + bicubic(x, self.scale)
+def ESPCN(scale=2, channels=1, features=64):
+    """Residual ESPCN (conv3 starts at zero: the untrained network is bicubic), the one
+    examples/weights/espcn.py defines as hookforge's, layer for layer."""
+    return espcn.ESPCN(scale, channels, features, residual=True)
 
 
 def psnr(pred, target):
