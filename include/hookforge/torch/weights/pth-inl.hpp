@@ -223,21 +223,19 @@ HOOKFORGE_INLINE bool looks_legacy(std::string_view head) {
   return head.starts_with(magic);
 }
 
-HOOKFORGE_INLINE weights_file read(const std::filesystem::path& file,
-                                   const weights_read_options& options) {
+HOOKFORGE_INLINE contents read(const std::filesystem::path& file, const std::string& key,
+                               const std::vector<std::string>& opaque_globals) {
   using namespace reading;
   auto reader = open(file);
   auto [pickled, size] = reader->getRecord("data.pkl");
   auto opaque = pickle::default_opaque_globals();
-  opaque.insert(opaque.end(), options.opaque_globals.begin(), options.opaque_globals.end());
+  opaque.insert(opaque.end(), opaque_globals.begin(), opaque_globals.end());
   pickle::unpickler unpickler(std::string_view(static_cast<const char*>(pickled.get()), size),
                               quoted(file) + " (data.pkl)", std::move(opaque));
   const auto root = unpickler.load();
-  const auto [dict, name] = choose(*root, options.key, file);
+  const auto [dict, name] = choose(*root, key, file);
 
-  weights_file out;
-  out.file = file;
-  out.kind = "PyTorch archive (torch.save)";
+  contents out;
   out.entry = name;
   if (!name.empty())  // a checkpoint: its other entries that hold tensors
     for (const auto& entry : tensor_entries(*root))

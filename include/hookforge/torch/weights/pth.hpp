@@ -18,11 +18,12 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/weights/named_tensors.hpp"
-#include "hookforge/torch/weights/weights_file.hpp"
 
 namespace hookforge::detail::pth {
 
@@ -32,9 +33,17 @@ inline constexpr std::string_view zip_signature{"PK\x03\x04", 4};
 /// True when `head` starts like torch.save's format before 1.6 (a pickled magic number).
 HOOKFORGE_INLINE bool looks_legacy(std::string_view head);
 
-/// The weights of the torch.save archive `file` (see weights_file.hpp for the entry).
-HOOKFORGE_INLINE weights_file read(const std::filesystem::path& file,
-                                   const weights_read_options& options);
+/// The weights of a torch.save archive and the entry of the file they were in.
+struct contents {
+  named_tensors tensors;
+  std::string entry;                       ///< empty: the whole file
+  std::vector<std::string> other_entries;  ///< the file's other entries that hold tensors
+};
+
+/// The weights of the torch.save archive `file`: the entry `key`, or the one found
+/// (weights_file.hpp says how); `opaque_globals` adds to the unpickler's opaque ones.
+HOOKFORGE_INLINE contents read(const std::filesystem::path& file, const std::string& key,
+                               const std::vector<std::string>& opaque_globals);
 
 /// Writes `tensors` as a state_dict Python's torch.load reads, atomically.
 HOOKFORGE_INLINE void write(const std::filesystem::path& file, const named_tensors& tensors);

@@ -120,9 +120,16 @@ HOOKFORGE_INLINE weights_file read_weights(const std::filesystem::path& file,
     out.tensors = reader.module_tensors(options.section);
     return out;
   }
-  if (start.starts_with(detail::pth::zip_signature))
-    return detail::weights::is_torchscript(file) ? detail::weights::read_torchscript(file, options)
-                                                 : detail::pth::read(file, options);
+  if (start.starts_with(detail::pth::zip_signature)) {
+    if (detail::weights::is_torchscript(file))
+      return detail::weights::read_torchscript(file, options);
+    auto contents = detail::pth::read(file, options.key, options.opaque_globals);
+    weights_file out{.file = file, .kind = "PyTorch archive (torch.save)"};
+    out.entry = std::move(contents.entry);
+    out.other_entries = std::move(contents.other_entries);
+    out.tensors = std::move(contents.tensors);
+    return out;
+  }
   // A file named .safetensors that does not look like one gets the safetensors reader's
   // own account of what is wrong with it.
   if (detail::safetensors::looks_like(reinterpret_cast<const unsigned char*>(head.data()),

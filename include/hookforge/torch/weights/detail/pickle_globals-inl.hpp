@@ -79,10 +79,10 @@ inline const std::vector<std::pair<std::string_view, ScalarType>>& dtypes() {
 // Every dtype PyTorch names that this LibTorch may lack: a tensor of one is read as such and
 // refused by its dtype's name only if it is among the weights taken.
 inline constexpr std::array<std::string_view, 11> later_dtypes{
-    "torch.uint16",         "torch.uint32",         "torch.uint64",
-    "torch.float8_e4m3fn",  "torch.float8_e5m2",    "torch.float8_e4m3fnuz",
+    "torch.uint16",          "torch.uint32",         "torch.uint64",
+    "torch.float8_e4m3fn",   "torch.float8_e5m2",    "torch.float8_e4m3fnuz",
     "torch.float8_e5m2fnuz", "torch.float8_e8m0fnu", "torch.float4_e2m1fn_x2",
-    "torch.complex32",      "torch.bits8"};
+    "torch.complex32",       "torch.bits8"};
 
 // Globals that build a value here; the storages and dtypes above are allowed too.
 inline constexpr std::array<std::string_view, 17> functions{
