@@ -1046,18 +1046,21 @@ def cmd_lock(binary, config, nproc):
     """One run per output directory. While a run trains, a second run into its directory (new or
     --resume) exits 2 naming the directory and the running run's pid, and changes nothing: the
     first run ends with each epoch's row once. A SIGKILLed run leaves no lock behind: --resume
-    goes on at once. With `nproc`, the same against a --nproc 2 run, whose launcher holds the lock
-    for its ranks."""
+    goes on at once. The first run is stopped (SIGSTOP) while the second ones start. With `nproc`,
+    the same against a --nproc 2 run, whose launcher holds the lock for its ranks."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out")
         first = subprocess.Popen([binary, config, "--output", out], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
         while rows_written(out) < 2 and first.poll() is None:
             time.sleep(0.002)
+        if first.poll() is not None:
+            fail("the first run ended before it wrote two epochs' rows")
+        # Stopped (SIGSTOP), it holds its lock and cannot finish while the second runs start,
+        # however fast the machine trains; the SIGKILL below ends it wherever it stopped.
+        first.send_signal(signal.SIGSTOP)
         for extra in ([], ["--resume"]):
             p = run(binary, [config, "--output", out] + extra)
-            if first.poll() is not None:
-                fail("the first run ended before the second one was refused: make it longer")
             wanted = f"'{out}' is in use by another hookforge-run (pid {first.pid})"
             if p.returncode != 2 or wanted not in p.stderr:
                 fail(f"a second run {extra}: exit {p.returncode}, expected 2 and ...{wanted}...: "
