@@ -44,7 +44,10 @@ artifacts=$build/fuzz-artifacts
 mkdir -p "$artifacts"
 symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || true)
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH=$symbolizer UBSAN_SYMBOLIZER_PATH=$symbolizer
-"$build/fuzz/hookforge_config_fuzzer" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+# -timeout: a config whose interpolation builds megabyte values (fuzz/corpus's fan-out seed,
+# mutated) is read as every type the harness knows, which takes 8 s under the sanitizers: slow,
+# not hung. A hang still fails the run, at 30 s.
+"$build/fuzz/hookforge_config_fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
     -dict=fuzz/config.dict -artifact_prefix="$artifacts/" -print_final_stats=1 -print_funcs=0 "$@" "$corpus"
 
 weights_seconds=${HOOKFORGE_FUZZ_WEIGHTS_SECONDS:-$seconds}

@@ -34,8 +34,12 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 /// The names in `candidates` nearest to `name` (all those at the least distance) and that distance.
+/// Only the first 256 characters of `name` are compared: a longer one is no typo of a short name,
+/// and a value of a megabyte (a config's interpolation can make one) would otherwise cost
+/// seconds per candidate (the config fuzzer found it).
 inline std::pair<std::vector<std::string_view>, std::size_t> closest_names(
     std::string_view name, std::span<const std::string_view> candidates) {
+  name = name.substr(0, 256);
   std::vector<std::string_view> best;
   std::size_t least = static_cast<std::size_t>(-1);
   for (auto c : candidates) {
