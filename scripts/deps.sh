@@ -15,9 +15,10 @@ set -euo pipefail
 # libturbojpeg0-dev: ImageFolder reads JPEG files with libjpeg-turbo (PNG with libpng).
 # nlohmann-json3-dev: the JSON header of safetensors files (hookforge/torch/weights/).
 # python3-skimage: the real photographs configs/sr_photos.yaml trains on (its tests check it).
+# slurmctld, slurmd, slurm-client, munge: the one-node Slurm cluster of tests/run/cluster.py's Slurm test.
 packages=(cmake ninja-build g++ clang-19 ccache libfmt-dev libyaml-cpp-dev nlohmann-json3-dev catch2
           libbenchmark-dev libtorch-dev libgloo-dev libpng-dev libturbojpeg0-dev libssl-dev libclang-rt-19-dev
-          python3-skimage
+          python3-skimage slurmctld slurmd slurm-client munge
           gnuplot-nox libopenblas0-pthread python3 python3-venv valgrind clang-format-19)
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,7 @@
 // See docs/distributed.md.
 #pragma once
 
+#include "hookforge/distributed/agreement.hpp"
 #include "hookforge/distributed/bucket.hpp"
 #include "hookforge/distributed/buffer_sync.hpp"
 #include "hookforge/distributed/data_parallel.hpp"
@@ -14,5 +15,6 @@
 #include "hookforge/distributed/process_group.hpp"
 #include "hookforge/distributed/rank_zero.hpp"
 #include "hookforge/distributed/score_allreduce.hpp"
+#include "hookforge/distributed/slurm.hpp"
 #include "hookforge/distributed/stop_agreement.hpp"
 #include "hookforge/torch.hpp"  // sharded_sampler (torch/data/sampler.hpp) and the rest

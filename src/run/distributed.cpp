@@ -26,7 +26,8 @@ distributed_settings read_distributed(config::builder& b) {
       config::field("bucket_mb", &s::bucket_mb).check(positive, "a bucket size in MiB > 0"),
       config::field("buffers", &s::buffers),
       config::field("join_timeout", &s::join_timeout_s).check(positive, "a time in seconds > 0"),
-      config::field("timeout", &s::timeout_s).check(positive, "a time in seconds > 0"));
+      config::field("timeout", &s::timeout_s).check(positive, "a time in seconds > 0"),
+      config::field("requeue_signal", &s::requeue_signal));
 }
 
 }  // namespace hookforge::run
@@ -36,8 +37,10 @@ distributed_settings read_distributed(config::builder& b) {
 #include "hookforge/distributed/gradient_allreduce.hpp"
 #include "hookforge/distributed/init.hpp"
 #include "hookforge/distributed/score_allreduce.hpp"
+#include "hookforge/distributed/agreement.hpp"
 #include "hookforge/distributed/stop_agreement.hpp"
 #include "hookforge/run/hooks.hpp"
+#include "hookforge/run/settings.hpp"
 
 namespace cfg = hookforge::config;
 namespace dist = hookforge::distributed;
@@ -104,6 +107,7 @@ void join_from_env(const distributed_settings& s) {
   defaults.join_timeout = millis(s.join_timeout_s);
   defaults.timeout = millis(s.timeout_s);
   group() = dist::init(dist::options_from_env(defaults));
+  settings().agreement = dist::agreement(group());
 }
 
 void set_up_data_parallel(const distributed_settings& s) {
@@ -128,6 +132,12 @@ void set_up_data_parallel(const distributed_settings& s) {
     out.emplace_back(std::make_shared<dist::StopAgreement>(group()));
     return out;
   };
+}
+
+bool on_any_rank(bool mine) {
+  auto flag = torch::tensor({mine ? 1 : 0}, torch::kInt);
+  group().allreduce(flag, dist::reduce_op::max);
+  return flag.item<int>() != 0;
 }
 
 std::string data_parallel_summary() {
@@ -162,6 +172,8 @@ void join_from_env(const distributed_settings&) {
 }
 
 void set_up_data_parallel(const distributed_settings& s) { join_from_env(s); }
+
+bool on_any_rank(bool mine) { return mine; }
 
 std::string data_parallel_summary() { return {}; }
 

@@ -1,6 +1,5 @@
 // hookforge-run: see include/hookforge/run/main.hpp and docs/config.md.
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -8,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,10 +22,12 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "cluster.hpp"
 #include "command_line.hpp"
 #include "export.hpp"
 #include "malloc_tuning.hpp"
 #include "output_lock.hpp"
+#include "report.hpp"
 #include "signal_stop.hpp"
 #include "work_dir.hpp"
 
@@ -48,7 +48,6 @@
 #include "hookforge/run/settings.hpp"
 #include "hookforge/run/trainer.hpp"
 #include "hookforge/run/values.hpp"
-#include "hookforge/torch/metrics/metric_rule.hpp"
 
 namespace hookforge::run {
 
@@ -72,9 +71,11 @@ namespace {
 
 namespace cfg = hookforge::config;
 namespace dist = hookforge::distributed;
+using detail::closing_line;
 using detail::command_line;
 using detail::device_choice;
 using detail::parse_command_line;
+using detail::stopped_line;
 using detail::usage_error;
 using detail::usage_text;
 
@@ -163,81 +164,6 @@ void print_registry() {
   }
 }
 
-bool is_psnr(std::string_view name) { return metric_has_word(name, "psnr"); }
-
-std::string show_score(std::string_view name, double v) {
-  if (is_psnr(name)) return fmt::format("{:.2f} dB", v);
-  if (metric_has_word(name, "ssim")) return fmt::format("{:.4f}", v);
-  return fmt::format("{:.4g}", v);
-}
-
-std::string label_of(std::string_view name) {
-  static constexpr std::string_view upper[] = {"psnr", "ssim", "mae", "mse"};
-  for (auto u : upper)
-    if (name == u) {
-      std::string out(name);
-      for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return out;
-    }
-  return std::string(name);
-}
-
-/// The closing line: each score, and beside a score `s` its baseline `<b>_s` when there is
-/// one (bicubic_psnr for psnr), with the difference.
-std::string closing_line(const fit_result& r, double seconds) {
-  const bool validated = !r.val_scores.empty();
-  const auto& scores = validated ? r.val_scores : r.train_scores;
-  std::map<std::string, std::pair<std::string, double>>
-      baseline;  // score -> (baseline prefix, value)
-  std::vector<std::string> is_baseline;
-  for (const auto& [name, value] : scores)
-    for (const auto& [other, other_value] : scores) {
-      if (other.size() > name.size() + 1 && other.ends_with("_" + name)) {
-        baseline.emplace(
-            name, std::make_pair(other.substr(0, other.size() - name.size() - 1), other_value));
-        is_baseline.push_back(other);
-      }
-    }
-  std::vector<std::string> parts;
-  // Compared scores first (the point of a baseline), then the rest.
-  for (const auto& [name, b] : baseline) {
-    const double v = scores.at(name);
-    const double d = v - b.second;
-    std::string diff = is_psnr(name) ? fmt::format("{:+.2f} dB", d) : fmt::format("{:+.4f}", d);
-    parts.push_back(fmt::format("{} {} ({} {}, {})", label_of(name), show_score(name, v), b.first,
-                                show_score(name, b.second), diff));
-  }
-  for (const auto& [name, value] : scores) {
-    if (baseline.count(name) ||
-        std::find(is_baseline.begin(), is_baseline.end(), name) != is_baseline.end())
-      continue;
-    parts.push_back(fmt::format("{} {}", label_of(name), show_score(name, value)));
-  }
-  const std::string why = r.stop_reason == "epochs" ? "all planned" : "stopped: " + r.stop_reason;
-  return fmt::format("final: {} {}| {} epoch{} ({}), {:.1f} s", validated ? "val" : "train",
-                     hookforge::join_names(parts, ", ") + " ", r.completed_epochs,
-                     r.completed_epochs == 1 ? "" : "s", why, seconds);
-}
-
-/// What hookforge-run says after a signal stopped it: where (after an epoch, or in the middle
-/// of one), the checkpoint that --resume continues from (or that there is none).
-std::string stopped_line(int signal, const fit_result& result,
-                         const std::filesystem::path& checkpoint_dir) {
-  std::string saved = "no checkpoint was written: a new run starts over";
-  try {
-    if (auto last = latest_checkpoint(checkpoint_dir))
-      saved = fmt::format("--resume continues from {}", last->string());
-  } catch (const std::exception& e) {
-    saved = e.what();
-  }
-  const std::string where = result.mid_epoch
-                                ? fmt::format("in epoch {} after step {}",
-                                              result.completed_epochs + 1, result.global_step)
-                                : fmt::format("after epoch {}", result.completed_epochs);
-  return fmt::format("hookforge-run: stopped by {} {}; {}", detail::signal_name(signal), where,
-                     saved);
-}
-
 int config_failure(const std::exception& e) {
   fmt::print(stderr, "{}\n", one_line(e.what()));
   return 2;
@@ -311,20 +237,25 @@ int run_main(int argc, char** argv) {
   // Several ranks. --nproc N: this process checks the config, then launches N ranks (copies of
   // itself) and follows them. WORLD_SIZE > 1 in the environment (set by --nproc, or by hand on
   // each machine of a multi-machine run): this process is rank RANK of them.
+  // torchrun's and srun's variables say the same (environment.hpp).
   if (cli.nproc && *cli.nproc == 1) cli.nproc.reset();  // one rank: this process
   int rank = 0, world_size = 1;
-  if (cli.nproc) {
-    world_size = *cli.nproc;
-  } else {
-    try {
-      const auto env = dist::read_rank_environment();
+  dist::rank_environment env;
+  try {
+    env = dist::read_rank_environment();
+    if (!cli.nproc) {
       world_size = env.world_size.value_or(1);
       rank = env.rank.value_or(0);
       if (world_size > 1) dist::check_rank(rank, world_size);
-    } catch (const std::invalid_argument& e) {
-      return usage_failure(e.what());
     }
+  } catch (const std::invalid_argument& e) {
+    return usage_failure(e.what());
   }
+  if (cli.nproc) world_size = *cli.nproc;
+  // A launcher's restart (torchrun, a requeued Slurm job) goes on with its job's run
+  // (cluster.hpp), once the output directory is known to hold it.
+  const auto job = detail::job_identity(env);
+  auto restart = cli.check || !job ? std::nullopt : detail::restart_reason(env);
   const bool rank_mode = !cli.nproc && world_size > 1;
   if (world_size > 1 && !detail::have_dist())
     return usage_failure(fmt::format(
@@ -344,9 +275,10 @@ int run_main(int argc, char** argv) {
   system_options system;
   distributed_settings distributed;
   std::vector<std::string> warnings;
-  const auto mode = cli.overwrite ? detail::start_mode::overwrite
-                    : cli.resume  ? detail::start_mode::resume
-                                  : detail::start_mode::fresh;
+  auto mode = restart         ? detail::start_mode::resume  // its run's directory
+              : cli.overwrite ? detail::start_mode::overwrite
+              : cli.resume    ? detail::start_mode::resume
+                              : detail::start_mode::fresh;
   std::optional<std::filesystem::path> default_base;  // runs/<config>, where no directory is given
   bool print_warnings = !cli.check && !cli.nproc && !rank_mode;
   auto forward = set_warning_sink([&](std::string_view text) {
@@ -449,6 +381,20 @@ int run_main(int argc, char** argv) {
   }
   const auto& work_dir = settings().work_dir;
   const auto checkpoint_dir = trainer->checkpoint_dir();
+  // A restart goes on with its newest checkpoint (before a --resume file), never --overwrite.
+  if (restart && detail::written_by_job(work_dir, *job)) {
+    cli.resume = true;
+    cli.overwrite = false;
+    mode = detail::start_mode::resume;
+  } else if (restart) {
+    if (rank == 0)
+      fmt::print("hookforge-run: {}, but {} holds no run of {}: starting as its first attempt\n",
+                 *restart, work_dir.string(), *job);
+    restart.reset();
+    mode = cli.overwrite ? detail::start_mode::overwrite
+           : cli.resume  ? detail::start_mode::resume
+                         : detail::start_mode::fresh;
+  }
   if (cli.check) {
     fmt::print("{}: the config builds (device {}, work_dir {})\n\n",
                cli.config ? *cli.config : std::string(embedded_name), settings().device.str(),
@@ -482,6 +428,8 @@ int run_main(int argc, char** argv) {
         if (!written_by_run) lock->remove(work_dir);
         return refusal(*problem);
       }
+    if (job)
+      if (auto problem = detail::record_job(work_dir, *job)) return run_failure(*problem);
     if (default_base && work_dir != *default_base && mode != detail::start_mode::resume)
       fmt::print("hookforge-run: {} holds an earlier run; this one writes to {}\n",
                  default_base->string(), work_dir.string());
@@ -489,8 +437,8 @@ int run_main(int argc, char** argv) {
   std::optional<std::filesystem::path> from;
   if (cli.resume) {
     try {
-      from = cli.resume_path ? std::filesystem::path(*cli.resume_path)
-                             : latest_checkpoint(checkpoint_dir);
+      if (!cli.resume_path || restart) from = latest_checkpoint(checkpoint_dir);
+      if (!from && cli.resume_path) from = std::filesystem::path(*cli.resume_path);
     } catch (const std::runtime_error& e) {
       return refusal(fmt::format("--resume: {}", e.what()));
     }
@@ -511,8 +459,8 @@ int run_main(int argc, char** argv) {
   if (cli.resume) {
     if (!from) {
       if (speaks)
-        fmt::print("hookforge-run: --resume: no last_checkpoint in {}; starting a new run\n",
-                   checkpoint_dir.string());
+        fmt::print("hookforge-run: {}: no last_checkpoint in {}; starting a new run\n",
+                   restart.value_or("--resume"), checkpoint_dir.string());
     } else {
       std::vector<std::string> schedule_changes;
       try {
@@ -521,8 +469,8 @@ int run_main(int argc, char** argv) {
         return run_failure(fmt::format("cannot resume from '{}': {}", from->string(), e.what()));
       }
       if (speaks) {
-        fmt::print("hookforge-run: resumed from {} ({} epochs done)\n", from->string(),
-                   trainer->completed_epochs());
+        fmt::print("hookforge-run: {}resumed from {} ({} epochs done)\n",
+                   restart ? *restart + ": " : "", from->string(), trainer->completed_epochs());
         if (!schedule_changes.empty())
           fmt::print(
               "hookforge-run: the scheduler goes on with the config's settings from epoch {}: "
@@ -541,9 +489,12 @@ int run_main(int argc, char** argv) {
   }
 
   fit_result result;
+  const int requeue_signal =
+      env.slurm_job ? detail::signal_number(name_of(distributed.requeue_signal)) : 0;
   stopper.arm(trainer->stops_mid_epoch()
                   ? ": stopping after this batch, to save it (a second signal stops now)"
-                  : ": stopping after this epoch, to save it (a second signal stops now)");
+                  : ": stopping after this epoch, to save it (a second signal stops now)",
+              requeue_signal);
   try {
     result = trainer->fit();
   } catch (const std::exception& e) {
@@ -557,7 +508,25 @@ int run_main(int argc, char** argv) {
       fmt::print("hookforge-run: {}\n", summary);
   }
   std::fflush(stdout);
-  if (const int signal = stopper.received()) {
+  const int signal = stopper.received();
+  bool requeue = false;
+  try {  // every rank, once rank 0 has saved: a requeue signal to any rank requeues the job
+    requeue = detail::on_any_rank(requeue_signal != 0 && signal == requeue_signal);
+  } catch (const std::exception& e) {
+    return run_failure(fmt::format("after the run: {}", e.what()));
+  }
+  if (requeue) {
+    if (speaks) {
+      fmt::print(stderr, "{}\n", stopped_line(requeue_signal, result, checkpoint_dir));
+      if (auto why_not = detail::requeue_slurm_job(*env.slurm_job))
+        fmt::print(stderr, "hookforge-run: {}\n", *why_not);
+      else
+        fmt::print(stderr, "hookforge-run: Slurm job {} requeued: it goes on from there\n",
+                   *env.slurm_job);
+    }
+    return 128 + requeue_signal;
+  }
+  if (signal) {
     if (speaks) fmt::print(stderr, "{}\n", stopped_line(signal, result, checkpoint_dir));
     return 128 + signal;
   }

@@ -17,6 +17,7 @@ namespace {
 
 std::atomic<int> first_signal{0};
 int wake_fd = -1;
+int requeue_signal = 0;     // set before the handlers exist, read by them
 char first_line[256] = {};  // written before the handlers exist, read by them
 
 void append(char*& out, const char* end, const char* text) {
@@ -27,6 +28,7 @@ extern "C" void on_stop_signal(int signal) {
   const int saved_errno = errno;
   int expected = 0;
   if (!first_signal.compare_exchange_strong(expected, signal)) {
+    if (signal == requeue_signal) return;  // the stop is under way
     static constexpr char abort_line[] = "hookforge-run: a second signal: stopping now\n";
     [[maybe_unused]] auto n = ::write(STDERR_FILENO, abort_line, sizeof abort_line - 1);
     ::_exit(128 + signal);
@@ -52,6 +54,12 @@ const char* signal_name(int signal) {
       return "SIGINT";
     case SIGTERM:
       return "SIGTERM";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGHUP:
+      return "SIGHUP";
     default:
       return "a signal";
   }
@@ -67,16 +75,18 @@ signal_stop::signal_stop() {
   });
 }
 
-void signal_stop::arm(const char* what) {
+void signal_stop::arm(const char* what, int requeue) {
   if (pipe_[1] < 0) return;  // no pipe: the signals keep their default action
   std::strncpy(first_line, what, sizeof first_line - 1);
   wake_fd = pipe_[1];
+  requeue_signal = requeue;
   struct sigaction action{};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  if (requeue) ::sigaction(requeue, &action, nullptr);
 }
 
 int signal_stop::received() const { return first_signal.load(); }
@@ -87,6 +97,8 @@ signal_stop::~signal_stop() {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  action.sa_handler = SIG_IGN;  // a late requeue signal must not end a finished run
+  if (requeue_signal) ::sigaction(requeue_signal, &action, nullptr);
   if (pipe_[1] >= 0) {
     const char byte = 0;  // wake the watcher without a stop
     [[maybe_unused]] auto n = ::write(pipe_[1], &byte, 1);

@@ -24,6 +24,7 @@
 #include <torch/torch.h>
 
 #include "hookforge/distributed.hpp"
+#include "ranks.hpp"
 #include "hookforge/hooks.hpp"
 #include "hookforge/torch.hpp"
 
@@ -37,6 +38,9 @@ using hookforge::Entry;
 namespace {
 
 using namespace std::chrono_literals;
+using hookforge::test::message_of;
+using hookforge::test::rank_options;
+using hookforge::test::run_ranks;
 
 /// A port on 127.0.0.1 that this process keeps bound, without listening, while the object
 /// lives: a connection to it is refused, and no other process can bind it meanwhile (nor
@@ -81,49 +85,6 @@ c10::intrusive_ptr<c10d::TCPStore> serve_rendezvous(int world) {
   auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
   REQUIRE(store->getPort() != 0);
   return store;
-}
-
-dist::init_options rank_options(int rank, int world) {
-  dist::init_options o;
-  o.rank = rank;
-  o.world_size = world;
-  o.join_timeout = 20s;
-  o.timeout = 30s;  // a test that goes wrong fails instead of hanging
-  return o;
-}
-
-/// Run `body(rank, group)` on `world` threads joined through one HashStore; rethrow the first
-/// failure. Every rank's group lives until every body has returned: a rank that finished (or
-/// threw) first must not tear down its Gloo context while a peer is still in a collective
-/// with it.
-void run_ranks(int world, const std::function<void(int, dist::process_group&)>& body) {
-  auto store = c10::make_intrusive<c10d::HashStore>();
-  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(world));
-  std::latch bodies_done(world);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < world; ++rank)
-    threads.emplace_back([&, rank] {
-      std::optional<dist::process_group> group;
-      try {
-        group.emplace(dist::init_with_store(store, rank_options(rank, world), "a HashStore"));
-        body(rank, *group);
-      } catch (...) {
-        failures[static_cast<std::size_t>(rank)] = std::current_exception();
-      }
-      bodies_done.arrive_and_wait();
-    });
-  for (auto& t : threads) t.join();
-  for (auto& f : failures)
-    if (f) std::rethrow_exception(f);
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
 }
 
 }  // namespace

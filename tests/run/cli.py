@@ -854,9 +854,9 @@ def start_launcher(binary, args, log):
 def cmd_nproc_resume(binary):
     """(b) A 2-rank run whose launcher is SIGKILLed after its first checkpoint (its ranks die
     with it), resumed with --nproc 2 --resume and stopped by a SIGTERM to its launcher after
-    the next epoch's row (both ranks stop after the same epoch, the launcher exits 143, rank
-    0 names the checkpoint), then resumed again, ends with the scores of an uninterrupted
-    2-rank run: every epoch's row of metrics.jsonl equal, bit for bit."""
+    the next epoch's row (both ranks stop at the same batch, the launcher exits 143, rank 0
+    names the checkpoint it saved there), then resumed again, ends with the scores of an
+    uninterrupted 2-rank run: every epoch's row of metrics.jsonl equal, bit for bit."""
     with tempfile.TemporaryDirectory() as tmp:
         args = ["--nproc", "2"] + SHRUNK + ["--set", "trainer.params.epochs=5", "--set",
                                             "loaders.train.params.batch_size=8"]
@@ -892,14 +892,21 @@ def cmd_nproc_resume(binary):
         if proc.returncode != 143:
             fail(f"SIGTERM to the launcher: exit {proc.returncode}, expected 143: {err[-800:]}")
         for rank in (0, 1):
-            if f"[rank {rank}] hookforge-run: SIGTERM: stopping after this epoch" not in err:
+            if f"[rank {rank}] hookforge-run: SIGTERM: stopping after this batch" not in err:
                 fail(f"rank {rank} did not get the SIGTERM: {err[-800:]}")
-        epoch, checkpoint = stopped_epoch(err, "SIGTERM")
-        if rows_written(killed) != epoch or not wait_gone(pids, 10):
-            fail(f"stopped after epoch {epoch}: {rows_written(killed)} rows, ranks {pids} gone: {wait_gone(pids, 0)}")
+        # The ranks agree on a batch (distributed/agreement.hpp), and rank 0 saves it there; a
+        # signal in an epoch's last batch or its validation stops them after the epoch.
+        m = re.search(r"hookforge-run: stopped by SIGTERM (in epoch (\d+) after step \d+|after epoch (\d+)); "
+                      r"--resume continues from (\S+)\n", err)
+        if not m:
+            fail(f"no 'stopped by SIGTERM in epoch N after step S' line: {err[-800:]}")
+        where, checkpoint = m.group(1), m.group(4)
+        rows = int(m.group(2)) - 1 if m.group(2) else int(m.group(3))
+        if rows_written(killed) != rows or not wait_gone(pids, 10):
+            fail(f"stopped {where}: {rows_written(killed)} rows, ranks {pids} gone: {wait_gone(pids, 0)}")
         resume_and_compare(binary, args + ["--output", killed], killed, expected, final_expected)
         print(f"launcher SIGKILLed after {done} epoch row(s) and a checkpoint; its ranks died with it; "
-              f"--nproc 2 --resume, then SIGTERM to the launcher: both ranks stopped after epoch {epoch}, "
+              f"--nproc 2 --resume, then SIGTERM to the launcher: both ranks stopped {where}, "
               f"exit 143, {os.path.basename(checkpoint)} saved; --nproc 2 --resume: the {len(expected)} "
               f"epochs' scores equal the straight 2-rank run's, bit for bit")
 

@@ -4,11 +4,12 @@
 //   auto pg = hookforge::distributed::init_from_env();   // RANK, WORLD_SIZE, MASTER_ADDR,
 //   MASTER_PORT
 //
-// init_from_env reads the variables torchrun sets. Without WORLD_SIZE (or with
-// WORLD_SIZE=1) it returns a single-process group and needs nothing else: the same program
+// init_from_env reads the variables torchrun sets (or srun's, slurm.hpp). Without WORLD_SIZE (or
+// with WORLD_SIZE=1) it returns a single-process group and needs nothing else: the same program
 // runs alone or as one rank of many.
 //
-// Rendezvous. init() uses a c10d::TCPStore served by rank 0 at MASTER_ADDR:MASTER_PORT;
+// Rendezvous. init() uses a c10d::TCPStore served by rank 0 at MASTER_ADDR:MASTER_PORT (by
+// torchrun's agent under torchrun, each attempt's ranks under keys of their own);
 // init_with_file() a c10d::FileStore (a file every rank can reach, for tests and shared
 // file systems); init_with_store() any store (a c10d::HashStore shared by threads, in
 // tests). Each rank then announces itself under "hookforge/join/<rank>" and waits until
@@ -74,6 +75,13 @@ struct init_options {
   std::chrono::milliseconds join_timeout = std::chrono::minutes(5);
   /// How long a collective waits for the other ranks (PyTorch's default: 30 min).
   std::chrono::milliseconds timeout = std::chrono::minutes(30);
+  /// The launcher's attempt (torchrun's TORCHELASTIC_RESTART_COUNT): a restarted attempt's
+  /// ranks meet under keys of their own, apart from those the earlier attempts left in a
+  /// store that outlives them (torchrun's agent store).
+  int attempt = 0;
+  /// init(): the launcher serves the store at master_addr:master_port (torchrun's
+  /// TORCHELASTIC_USE_AGENT_STORE), and rank 0 is a client like the others.
+  bool launcher_serves_store = false;
 };
 
 namespace detail {
@@ -235,6 +243,9 @@ inline process_group init_with_store(c10::intrusive_ptr<c10d::Store> store, cons
   if (o.world_size == 1) return {};
   if (!store)
     throw std::invalid_argument("hookforge::distributed::init_with_store: the store is null");
+  if (o.attempt > 0)
+    store = c10::make_intrusive<c10d::PrefixStore>(fmt::format("hookforge/attempt/{}", o.attempt),
+                                                   std::move(store));
   store->setTimeout(std::max<std::chrono::milliseconds>(o.join_timeout, std::chrono::seconds(1)));
   auto addresses = detail::join(*store, o, where);
   c10::intrusive_ptr<backend_type> backend;
@@ -275,7 +286,7 @@ inline process_group init(const init_options& o) {
   const std::string where = fmt::format("{}:{}", o.master_addr, o.master_port);
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(o.master_port);
-  options.isServer = o.rank == 0;
+  options.isServer = o.rank == 0 && !o.launcher_serves_store;
   options.numWorkers = static_cast<std::size_t>(o.world_size);
   options.waitWorkers = false;  // join() waits, and names who is missing
   // LibTorch 1.13's TCPStore counts its connect timeout in whole seconds (300 ms gives up at
@@ -298,9 +309,9 @@ inline process_group init(const init_options& o) {
 }
 
 /// `defaults` with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and LOCAL_RANK) read from the
-/// environment
-/// (`getenv` is std::getenv unless a test gives another). WORLD_SIZE > 1 requires RANK and
-/// MASTER_ADDR; a malformed value is std::invalid_argument naming the variable.
+/// environment (`getenv` is std::getenv unless a test gives another), or derived from an srun
+/// step's (slurm.hpp); under torchrun its attempt and agent store too. WORLD_SIZE > 1 requires
+/// RANK and MASTER_ADDR; a malformed value is std::invalid_argument naming the variable.
 inline init_options options_from_env(init_options defaults = {},
                                      const getenv_function& getenv = process_getenv) {
   init_options o = std::move(defaults);
@@ -323,6 +334,8 @@ inline init_options options_from_env(init_options defaults = {},
                     o.world_size));
   if (env.master_port) o.master_port = *env.master_port;
   if (env.local_rank) o.local_rank = *env.local_rank;
+  o.attempt = env.elastic_restarts;
+  o.launcher_serves_store = env.agent_store;
   check_rank(o.rank, o.world_size);
   return o;
 }

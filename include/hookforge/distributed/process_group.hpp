@@ -12,7 +12,8 @@
 //
 // Collectives take tensors anywhere: one that is not contiguous on the backend's device (a
 // CPU score under NCCL) is copied there and back. Every collective blocks until it
-// completes (Work::wait). c10d requires every rank to
+// completes (Work::wait), but for start_allreduce, which finish() completes later (a flag
+// agreed on while the next batch computes). c10d requires every rank to
 // call the same collectives in the same order; one that fails (a peer died, or waited
 // longer than the timeout) throws hookforge::distributed::error naming the operation, this rank
 // and the backend's message.
@@ -129,6 +130,28 @@ class process_group {
     unstage(tensors[0], tensor);
   }
 
+  /// allreduce, started: `tensor` (dense, contiguous, on device()) holds the result once
+  /// finish() has returned for the work this gives. Every rank starts the same collectives in
+  /// the same order; a work started is finished (or dropped) on every rank alike.
+  c10::intrusive_ptr<c10d::Work> start_allreduce(torch::Tensor& tensor,
+                                                 reduce_op op = reduce_op::sum) const {
+    if (!distributed()) return {};
+    if (!tensor.is_contiguous() || tensor.device() != device_)
+      throw std::invalid_argument(fmt::format(
+          "hookforge::distributed: start_allreduce needs a contiguous tensor on {}, got one on {}",
+          device_.str(), tensor.device().str()));
+    std::vector<at::Tensor> tensors{tensor};
+    c10d::AllreduceOptions options;
+    options.reduceOp = detail::to_c10d(op);
+    c10::intrusive_ptr<c10d::Work> work;
+    run("allreduce", [&] { return work = backend_->allreduce(tensors, options); }, false);
+    return work;
+  }
+  /// Wait for `work` that start_allreduce gave (none: nothing to wait for).
+  void finish(const c10::intrusive_ptr<c10d::Work>& work) const {
+    if (work) run("allreduce", [&] { return work; });
+  }
+
   /// Rank `root`'s `tensor` (dense), in place on every rank.
   void broadcast(torch::Tensor& tensor, int root = 0) const {
     if (!distributed()) return;
@@ -180,10 +203,10 @@ class process_group {
   }
 
   template <class Start>
-  void run(const char* what, Start&& start) const {
+  void run(const char* what, Start&& start, bool wait = true) const {
     try {
       auto work = start();
-      work->wait();
+      if (wait) work->wait();
     } catch (const std::exception& e) {
       throw error(fmt::format(
           "hookforge::distributed: {} failed on rank {} of {} ({}) with {}: {} — every rank "

@@ -7,8 +7,10 @@
 //     buffers: off              # off, broadcast or average (the model's buffers, per epoch)
 //     join_timeout: 300         # seconds a rank waits for the others to join
 //     timeout: 1800             # seconds a collective waits for the other ranks
+//     requeue_signal: USR1      # in a Slurm job: save and requeue on it (USR2, HUP, none)
 //
-// The section is read by every run and used when the run has more than one rank
+// The section is read by every run and used when the run has more than one rank (but
+// requeue_signal, used by every run inside a Slurm job: src/run/cluster.hpp)
 // (hookforge-run --nproc N, or WORLD_SIZE > 1 in the environment): settings().rank and
 // settings().world_size are set, each rank joins the process group (hookforge::distributed, c10d)
 // and builds the same config, and with data_parallel the components get
@@ -60,6 +62,18 @@ struct enum_names<backend_choice> {
       {"gloo", backend_choice::gloo}, {"nccl", backend_choice::nccl}};
 };
 
+/// The signal on which a Slurm job saves and requeues itself (sbatch --signal=SIG@T).
+enum class requeue_signal_choice { usr1, usr2, hup, none };
+
+template <>
+struct enum_names<requeue_signal_choice> {
+  static constexpr std::pair<std::string_view, requeue_signal_choice> values[] = {
+      {"USR1", requeue_signal_choice::usr1},
+      {"USR2", requeue_signal_choice::usr2},
+      {"HUP", requeue_signal_choice::hup},
+      {"none", requeue_signal_choice::none}};
+};
+
 /// The `distributed:` section (see the top of this header), read by read_distributed.
 struct distributed_settings {
   backend_choice backend = backend_choice::gloo;
@@ -68,6 +82,7 @@ struct distributed_settings {
   distributed::buffer_sync buffers = distributed::buffer_sync::off;
   double join_timeout_s = 300;
   double timeout_s = 1800;
+  requeue_signal_choice requeue_signal = requeue_signal_choice::usr1;
 };
 
 /// The config's `distributed:` section; its defaults when absent. Errors are config_errors
@@ -112,6 +127,9 @@ void join_from_env(const distributed_settings& s);
 /// afterwards get the hooks, over the group of this process at that time (a single process
 /// before join_from_env: a build that only checks the config shows them, inert).
 void set_up_data_parallel(const distributed_settings& s);
+/// Whether `mine` holds on any rank of the run's group, once every rank got here (one
+/// process: `mine`).
+bool on_any_rank(bool mine);
 /// After a run: the time in the gradient all-reduce (empty when none ran).
 std::string data_parallel_summary();
 }  // namespace detail

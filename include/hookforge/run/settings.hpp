@@ -21,6 +21,8 @@
 
 #include <torch/types.h>
 
+#include "hookforge/torch/runners/trainer_types.hpp"
+
 namespace hookforge::run {
 
 struct run_settings {
@@ -31,8 +33,12 @@ struct run_settings {
   /// rank and the number of ranks. Loaders take their shard from them (loader.hpp).
   int rank = 0;
   int world_size = 1;
-  /// The Trainer's stop_token (hookforge-run: SIGINT and SIGTERM request the stop).
+  /// The Trainer's stop_token (hookforge-run: SIGINT, SIGTERM and the requeue signal request
+  /// the stop).
   std::stop_token stop_token = {};
+  /// Several ranks: how they stop at the same batch (trainer_options::agreement; hookforge-run
+  /// sets it once the ranks have joined). Empty: a stop waits for the epoch's end.
+  rank_agreement agreement = {};
   /// The config as run (hookforge-run: its text, then a line per --set), for hooks that
   /// record it (TensorBoardLogger's Text tab).
   std::string config_text = {};

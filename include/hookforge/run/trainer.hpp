@@ -252,15 +252,17 @@ class TrainerComponent {
     in.val_loss = c0.val_loss ? c0.val_loss : c0.loss;
     if (c0.validation_runner && !in.val_loss)
       throw std::invalid_argument("Trainer: validation needs a loss (loss or val_loss)");
-    in.options = trainer_options{.epochs = c0.epochs,
-                                 .val_interval = c0.val_interval,
-                                 .scheduler = c0.scheduler.get(),
-                                 .stop = c0.stop.get(),
-                                 .monitor = c0.monitor,
-                                 .work_dir = settings().work_dir,
-                                 .stop_token = settings().stop_token,
-                                 // ranks must stop at the same batch: at the epoch's end
-                                 .stop_mid_epoch = settings().world_size == 1};
+    in.options = trainer_options{
+        .epochs = c0.epochs,
+        .val_interval = c0.val_interval,
+        .scheduler = c0.scheduler.get(),
+        .stop = c0.stop.get(),
+        .monitor = c0.monitor,
+        .work_dir = settings().work_dir,
+        .stop_token = settings().stop_token,
+        // ranks stop at the same batch, agreed, or at the epoch's end
+        .stop_mid_epoch = settings().world_size == 1 || bool(settings().agreement.stop),
+        .agreement = settings().agreement};
     session_ = c0.training_runner->make_session(in);
     session_->attach(c0.hooks);
     // A HookProfiler in the list times the config-loaded hooks of the components it names.
@@ -295,9 +297,9 @@ class TrainerComponent {
   }
 
   /// Whether a stop request ends the run at the next batch, saved there (a CheckpointSaver
-  /// with save_last, one rank), rather than at the epoch's end.
+  /// with save_last; several ranks, agreeing on the batch), rather than at the epoch's end.
   bool stops_mid_epoch() const {
-    if (settings().world_size != 1) return false;
+    if (settings().world_size != 1 && !settings().agreement.stop) return false;
     for (const auto& saver : config_.hooks.instances_of<CheckpointSaver>())
       if (saver->options().save_last) return true;
     return false;

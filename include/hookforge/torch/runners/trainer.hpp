@@ -243,9 +243,11 @@ class Trainer : private detail::trainer_actions {
     const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
     const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
     if (progress && (step_hooks || step_stops))
-      progress->on_step([this, progress, step_hooks] {
-        const bool stop = options_.stop_mid_epoch && options_.stop_token.stop_requested();
-        if (step_hooks || stop) step_finished(*progress, stop);
+      progress->on_step([this, progress, step_hooks, step_stops] {
+        bool stop = step_stops && options_.stop_token.stop_requested();
+        const bool agreed = step_stops && options_.agreement.stop;
+        if (agreed) stop = options_.agreement.stop(stop);
+        if (step_hooks || stop) step_finished(*progress, stop, agreed);
       });
     loader_state_ = detail::loader_state_function(train_loader);
     struct unwatch {
@@ -332,7 +334,7 @@ class Trainer : private detail::trainer_actions {
 
   /// After a training batch (not the epoch's last): on_trainer_step_finished, and the end of
   /// fit() there when a stop is requested and a hook saved a checkpoint at this batch.
-  void step_finished(const epoch_progress& progress, bool stop) {
+  void step_finished(const epoch_progress& progress, bool stop, bool agreed) {
     Ctx& ctx = step_ctx_;  // the epoch's context, made once: no allocation per batch
     ctx.global_step = global_step();
     ctx.batches_done = progress.batches();
@@ -340,9 +342,12 @@ class Trainer : private detail::trainer_actions {
     ctx.stop_training = false;
     ctx.stop_reason.clear();
     if (stop) ctx.request_stop("stop requested");
+    if (stop && agreed && options_.agreement.gather)  // every rank, before rank 0 saves
+      rank_progress_ = options_.agreement.gather(progress.state());
     const std::int64_t saved_before = checkpoints_written_;
     hooks_.template fire<points::on_trainer_step_finished>(ctx);
-    if (stop && checkpoints_written_ != saved_before)
+    // A stop the ranks agreed on ends the epoch on every rank, saved or not (rank 0 saves).
+    if (stop && (agreed || checkpoints_written_ != saved_before))
       throw detail::stopped_between_batches{ctx.stop_reason};
   }
 
@@ -374,8 +379,21 @@ class Trainer : private detail::trainer_actions {
                                   "there (hookforge::DataLoader has)");
     epoch_learning_rates_ =
         state_value<std::vector<double>>(state, "epoch_in_progress", "learning_rates");
-    progress->resume(state);
+    progress->resume(own_progress(state, where));
     resume_state_.clear();
+  }
+
+  /// A checkpoint the ranks took together holds each one's epoch in progress ("ranks.<r>.*",
+  /// and "ranks" their number): this rank's. Otherwise `state` itself (one process).
+  state_map own_progress(const state_map& state, const std::string& where) const {
+    if (!state.count("ranks")) return state;
+    const auto ranks = state_value<std::int64_t>(state, "epoch_in_progress", "ranks");
+    const auto& agreement = options_.agreement;
+    if (ranks != agreement.world_size)
+      throw std::invalid_argument("Trainer: " + where + " by " + std::to_string(ranks) +
+                                  " ranks; this run has " + std::to_string(agreement.world_size) +
+                                  ": go on with " + std::to_string(ranks));
+    return nested_state(state, "ranks." + std::to_string(agreement.rank));
   }
 
   /// The training runner's epoch_progress, or null for a runner without one.
@@ -402,6 +420,11 @@ class Trainer : private detail::trainer_actions {
                              " needs the training loader's position, and this loader has no "
                              "state_dict() (hookforge::DataLoader has)");
     state_map state = progress->state();
+    if (!rank_progress_.empty()) {
+      state["ranks"] = static_cast<std::int64_t>(rank_progress_.size());
+      for (std::size_t r = 0; r < rank_progress_.size(); ++r)
+        nest_state(state, "ranks." + std::to_string(r), rank_progress_[r]);
+    }
     nest_state(state, "loader", loader_state_());
     state["learning_rates"] = c10::List<double>(epoch_learning_rates_);
     return state;
@@ -550,6 +573,8 @@ class Trainer : private detail::trainer_actions {
   std::function<state_map()> loader_state_;   ///< the training loader's, while fit() runs
   state_map saving_progress_;  ///< "epoch_in_progress" of the checkpoint being written
   state_map resume_state_;     ///< "epoch_in_progress" of the checkpoint loaded ({}: none)
+  /// Each rank's epoch in progress at a stop the ranks agreed on (rank_agreement::gather).
+  std::vector<state_map> rank_progress_;
   std::int64_t checkpoints_written_ = 0;
   Ctx step_ctx_;  ///< the context of on_trainer_step_finished, made at the epoch's start
 };

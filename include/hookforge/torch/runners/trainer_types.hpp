@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <stop_token>
 #include <string>
@@ -93,6 +94,20 @@ using trainer_points =
 /// Pass as the validation runner to train without validation.
 struct no_validation {};
 
+/// How the ranks of a data-parallel run stop at the same batch and save it
+/// (hookforge::distributed::agreement makes one; empty members: one process decides alone).
+/// With stop_mid_epoch, after each training batch but an epoch's last, `stop` is called with
+/// whether this process was asked to stop and answers whether the run stops at this batch,
+/// the same on every rank; the run then stops there on every rank, rank 0 saving. Before the
+/// save, `gather` (a collective) gives each rank's epoch in progress (its partial scores) to
+/// every rank, and a checkpoint taken there holds them all: each rank goes on with its own.
+struct rank_agreement {
+  int rank = 0;
+  int world_size = 1;
+  std::function<bool(bool)> stop;
+  std::function<std::vector<state_map>(const state_map&)> gather;
+};
+
 struct trainer_options {
   std::int64_t epochs = 1;
   std::int64_t val_interval = 1;         ///< validate every N epochs; 0 never
@@ -107,8 +122,10 @@ struct trainer_options {
   /// With stop_token: the request is also seen after each training batch, at
   /// on_trainer_step_finished (ctx.stop_training); when a hook saves a checkpoint there
   /// (CheckpointSaver does), the run stops at that batch rather than at the epoch's end.
-  /// Off where every process must stop at the same batch (several ranks).
+  /// Several ranks must stop at the same batch: give them an agreement, or turn this off.
   bool stop_mid_epoch = true;
+  /// Several ranks: how they stop together in the middle of an epoch (see rank_agreement).
+  rank_agreement agreement = {};
 };
 
 /// One epoch of a fit() call, as fit_result::history keeps it.
