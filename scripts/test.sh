@@ -9,8 +9,10 @@
 #             everything, every test (with the parity tests against the peers, which share
 #             this PyTorch); the `cuda` tests are skipped, with the reason, where no GPU is
 #             present
-#   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything (the weights
-#             interop tests too, their Python side in the 2.x venv), every
+#   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything but the
+#             examples, which torch2 builds and runs (their code is plain LibTorch and the API
+#             the tests cover on 1.13 too), with the weights interop tests (their Python side in
+#             the 2.x venv) and every
 #             test but those whose verdict does not depend on LibTorch's version, which ran
 #             in torch2: the header self-containment tests (label `headers`: hookforge's
 #             headers, not LibTorch's), the callgrind dispatch check (`callgrind`, torch-free),
@@ -63,7 +65,7 @@ torch2() {
 }
 torch1() {
   configure_build_test "$build" "-LE ^(headers|callgrind|format|libtorch-independent)$" -DCMAKE_PREFIX_PATH= \
-                       -DHOOKFORGE_INTEROP_PYTHON="$peers_python"
+                       -DHOOKFORGE_INTEROP_PYTHON="$peers_python" -DHOOKFORGE_BUILD_EXAMPLES=OFF
 }
 
 clang() {

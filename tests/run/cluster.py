@@ -8,6 +8,10 @@
                                    and ends with a straight torchrun run's rows, bit for bit,
                                    leaving no temporary file. A first attempt into another
                                    run's directory is refused, and so is its restart.
+  cluster.py torchrun-two-hosts BIN PYTHON
+                                   the same across two hosts (cli.py's network namespaces):
+                                   --nnodes 2 with the c10d rendezvous, host 1's rank
+                                   SIGKILLed; needs root and `ip netns` (else skipped)
   cluster.py slurm BIN             a one-node Slurm cluster (slurm_cluster.py) started here:
                                    a 2-task sbatch job under srun, sent USR1 (scancel
                                    --signal) after its first checkpoint, stops at a batch both
@@ -26,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli import epoch_rows, fail, rows_written, run  # noqa: E402
+from cli import TwoHosts, epoch_rows, fail, finish, rows_written, run  # noqa: E402
 from slurm_cluster import SlurmCluster, SlurmUnavailable  # noqa: E402
 
 # 64 batches of 8 per rank and epoch: a second or so per epoch, time to act in one.
@@ -163,6 +167,52 @@ def cmd_torchrun(binary, python):
               f"(exit {code}), the run there unchanged")
 
 
+def cmd_torchrun_two_hosts(binary, python):
+    """Two hosts (cli.py's network namespaces), torchrun on each with the c10d rendezvous
+    (--nnodes 2, one rank per host, --max-restarts 1): host 1's rank SIGKILLed after the
+    first checkpoint; both agents restart their rank, which resumes by itself, and the rows
+    equal a straight 2-rank run's (--nproc 2), bit for bit."""
+    if subprocess.run([python, "-c", "import torch.distributed.run"],
+                      capture_output=True).returncode != 0:
+        skip(f"{python} has no torch.distributed.run (torchrun)")
+    with tempfile.TemporaryDirectory() as tmp, TwoHosts() as hosts:
+        straight = os.path.join(tmp, "straight")
+        p = run(binary, ["--nproc", "2"] + ARGS + ["--output", straight], timeout=300)
+        if p.returncode != 0:
+            fail(f"the straight 2-rank run: exit {p.returncode}: {p.stderr[-800:]}")
+        expected, final_expected = epoch_rows(straight), scores(p.stdout)
+        output, port = os.path.join(tmp, "two"), free_port()
+        agents = []
+        for host in (0, 1):
+            # The rendezvous store is served by host 0's agent (is_host: in a namespace, torchrun
+            # cannot tell it is the endpoint's machine); Gloo and the agents use the veth.
+            command = ["ip", "netns", "exec", hosts.names[host], "env",
+                       f"GLOO_SOCKET_IFNAME={hosts.links[host]}", "OMP_NUM_THREADS=1",
+                       python, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc-per-node", "1",
+                       "--rdzv-backend", "c10d", "--rdzv-endpoint", f"{hosts.addresses[0]}:{port}",
+                       "--rdzv-id", "two-hosts", "--rdzv-conf", f"is_host={'true' if host == 0 else 'false'}",
+                       "--local-addr", hosts.addresses[host], "--max-restarts", "1", "--no-python",
+                       binary] + ARGS + ["--output", output]
+            log = open(os.path.join(tmp, f"host{host}.log"), "w+")
+            agents.append((subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log))
+        wait_for(os.path.join(output, "last_checkpoint"), agents[0][0], 180)
+        victim = next((int(c) for c in subprocess.run(["pgrep", "-P", str(agents[1][0].pid)],
+                                                     capture_output=True, text=True).stdout.split()), None)
+        if victim is None:
+            fail("no rank under host 1's torchrun")
+        os.kill(victim, signal.SIGKILL)
+        codes, texts = finish(agents, 300)
+        text = "\n".join(texts)
+        if codes != [0, 0]:
+            fail(f"torchrun on the two hosts after host 1's rank was SIGKILLed: exits {codes}: {text[-3000:]}")
+        if "hookforge-run: torchrun restart 1: resumed from" not in text:
+            fail(f"the restarted attempt did not resume: {text[-3000:]}")
+        check_ends_as_straight(output, text, expected, final_expected, "the restart")
+        print(f"two hosts, torchrun --nnodes 2 (c10d rendezvous) --max-restarts 1: host 1's rank SIGKILLed "
+              f"after the first checkpoint; both agents restarted, the run resumed by itself, exits 0; its "
+              f"{len(expected)} rows equal the straight 2-rank run's, bit for bit")
+
+
 SBATCH = """#!/bin/bash
 #SBATCH --ntasks=2
 #SBATCH --requeue
@@ -223,6 +273,8 @@ def cmd_slurm(binary):
 def main(argv):
     if len(argv) == 4 and argv[1] == "torchrun":
         cmd_torchrun(argv[2], argv[3])
+    elif len(argv) == 4 and argv[1] == "torchrun-two-hosts":
+        cmd_torchrun_two_hosts(argv[2], argv[3])
     elif len(argv) == 3 and argv[1] == "slurm":
         cmd_slurm(argv[2])
     else:
