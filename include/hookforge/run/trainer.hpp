@@ -260,9 +260,9 @@ class TrainerComponent {
         .monitor = c0.monitor,
         .work_dir = settings().work_dir,
         .stop_token = settings().stop_token,
-        // ranks stop at the same batch, agreed, or at the epoch's end
-        .stop_mid_epoch = settings().world_size == 1 || bool(settings().agreement.stop),
-        .agreement = settings().agreement};
+        // ranks stop at the same batch, agreed, where rank 0 saves it; else at the epoch's end
+        .stop_mid_epoch = settings().world_size == 1 || stops_mid_epoch(),
+        .agreement = stops_mid_epoch() ? settings().agreement : rank_agreement{}};
     session_ = c0.training_runner->make_session(in);
     session_->attach(c0.hooks);
     // A HookProfiler in the list times the config-loaded hooks of the components it names.
@@ -299,7 +299,7 @@ class TrainerComponent {
   /// Whether a stop request ends the run at the next batch, saved there (a CheckpointSaver
   /// with save_last; several ranks, agreeing on the batch), rather than at the epoch's end.
   bool stops_mid_epoch() const {
-    if (settings().world_size != 1 && !settings().agreement.stop) return false;
+    if (settings().world_size != 1 && !settings().agreement.stop) return false;  // not joined
     for (const auto& saver : config_.hooks.instances_of<CheckpointSaver>())
       if (saver->options().save_last) return true;
     return false;
