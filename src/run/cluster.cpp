@@ -75,18 +75,20 @@ std::optional<std::string> requeue_slurm_job(const std::string& job_id) {
   char* argv[] = {program.data(), verb.data(), job.data(), nullptr};
   pid_t pid = 0;
   if (const int error = ::posix_spawnp(&pid, "scontrol", nullptr, nullptr, argv, environ))
-    return fmt::format("cannot run scontrol ({}): requeue job {} yourself, or submit it again "
-                       "with --resume",
-                       std::strerror(error), job_id);
+    return fmt::format(
+        "cannot run scontrol ({}): requeue job {} yourself, or submit it again "
+        "with --resume",
+        std::strerror(error), job_id);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::nullopt;
-  return fmt::format("scontrol requeue {} failed ({}): is the job requeueable (sbatch --requeue, "
-                     "JobRequeue=1)? Submit it again with --resume",
-                     job_id,
-                     WIFEXITED(status) ? fmt::format("exit code {}", WEXITSTATUS(status))
-                                       : fmt::format("signal {}", WTERMSIG(status)));
+  return fmt::format(
+      "scontrol requeue {} failed ({}): is the job requeueable (sbatch --requeue, "
+      "JobRequeue=1)? Submit it again with --resume",
+      job_id,
+      WIFEXITED(status) ? fmt::format("exit code {}", WEXITSTATUS(status))
+                        : fmt::format("signal {}", WTERMSIG(status)));
 }
 
 }  // namespace hookforge::run::detail

@@ -90,8 +90,7 @@ std::string stopped_line(int signal, const fit_result& result,
                                 ? fmt::format("in epoch {} after step {}",
                                               result.completed_epochs + 1, result.global_step)
                                 : fmt::format("after epoch {}", result.completed_epochs);
-  return fmt::format("hookforge-run: stopped by {} {}; {}", signal_name(signal), where,
-                     saved);
+  return fmt::format("hookforge-run: stopped by {} {}; {}", signal_name(signal), where, saved);
 }
 
 }  // namespace hookforge::run::detail

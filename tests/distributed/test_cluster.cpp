@@ -46,8 +46,9 @@ TEST_CASE("expand_hostlist: Slurm's node lists, as `scontrol show hostnames` exp
         "hookforge::distributed: SLURM_STEP_NODELIST 'n[3-1]': the range '3-1' is descending");
   CHECK(message_of([] { dist::expand_hostlist("n[a-b]"); }) ==
         "hookforge::distributed: SLURM_STEP_NODELIST 'n[a-b]': 'a' is not a number");
-  CHECK(message_of([] { dist::expand_hostlist("n[1-99999999]"); })
-            .ends_with("the range '1-99999999' is larger than a node list holds"));
+  CHECK(message_of([] {
+          dist::expand_hostlist("n[1-99999999]");
+        }).ends_with("the range '1-99999999' is larger than a node list holds"));
 }
 
 TEST_CASE("read_rank_environment: torchrun, srun, and srun's variables under the user's") {
@@ -66,9 +67,12 @@ TEST_CASE("read_rank_environment: torchrun, srun, and srun's variables under the
     CHECK_FALSE(env.slurm_job);
   }
   SECTION("a task of an srun step: the rank variables from Slurm's") {
-    const environment slurm{{"SLURM_JOB_ID", "12345"},       {"SLURM_PROCID", "3"},
-                            {"SLURM_STEP_NUM_TASKS", "4"},   {"SLURM_LOCALID", "1"},
-                            {"SLURM_STEP_NODELIST", "gpu[07-08]"}, {"SLURM_RESTART_COUNT", "2"}};
+    const environment slurm{{"SLURM_JOB_ID", "12345"},
+                            {"SLURM_PROCID", "3"},
+                            {"SLURM_STEP_NUM_TASKS", "4"},
+                            {"SLURM_LOCALID", "1"},
+                            {"SLURM_STEP_NODELIST", "gpu[07-08]"},
+                            {"SLURM_RESTART_COUNT", "2"}};
     auto env = read(slurm);
     CHECK(env.launcher == dist::launcher::slurm);
     CHECK(env.rank == 3);
@@ -107,7 +111,8 @@ TEST_CASE("read_rank_environment: torchrun, srun, and srun's variables under the
   SECTION("a malformed variable is named") {
     CHECK(message_of([] {
             read({{"SLURM_JOB_ID", "7"}, {"SLURM_PROCID", "x"}, {"SLURM_STEP_NUM_TASKS", "2"}});
-          }) == "hookforge::distributed: SLURM_PROCID must be an integer in [0, 2147483647], got 'x'");
+          }) ==
+          "hookforge::distributed: SLURM_PROCID must be an integer in [0, 2147483647], got 'x'");
     CHECK(message_of([] {
             read({{"SLURM_JOB_ID", "7"},
                   {"SLURM_PROCID", "0"},
@@ -115,13 +120,16 @@ TEST_CASE("read_rank_environment: torchrun, srun, and srun's variables under the
                   {"SLURM_STEP_NODELIST", "n[1-"}});
           }).find("a '[' without its ']'") != std::string::npos);
     CHECK(message_of([] {
-            read({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"TORCHELASTIC_RUN_ID", "r"},
+            read({{"RANK", "0"},
+                  {"WORLD_SIZE", "2"},
+                  {"TORCHELASTIC_RUN_ID", "r"},
                   {"TORCHELASTIC_RESTART_COUNT", "-1"}});
           }).find("TORCHELASTIC_RESTART_COUNT must be an integer") != std::string::npos);
   }
 }
 
-TEST_CASE("options_from_env: a restarted torchrun attempt meets apart from the earlier one's keys") {
+TEST_CASE(
+    "options_from_env: a restarted torchrun attempt meets apart from the earlier one's keys") {
   // The keys the first attempt left in a store that outlives it (torchrun's agent store).
   auto store = c10::make_intrusive<c10d::HashStore>();
   store->add("hookforge/join/1", 1);
@@ -166,7 +174,8 @@ TEST_CASE("agreement: gather gives every rank each rank's state, by rank, each t
     for (int round = 0; round < 2; ++round) {
       hookforge::state_map mine{{"batches", std::int64_t{10 * round + rank}},
                                 {"scores.sum", torch::full({2}, rank + 0.5, torch::kDouble)}};
-      for (auto& state : agreement.gather(mine)) got[static_cast<std::size_t>(rank)].push_back(state);
+      for (auto& state : agreement.gather(mine))
+        got[static_cast<std::size_t>(rank)].push_back(state);
     }
   });
   for (const auto& states : got) {

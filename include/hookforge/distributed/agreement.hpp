@@ -91,7 +91,8 @@ inline std::vector<state_map> gather_states(const process_group& group, const st
   for (int r = 0; r < group.world_size(); ++r) {
     const auto got = store.get(key(r));  // waits for rank r, up to the store's timeout
     state_map state;
-    for (const auto& entry : torch::pickle_load(std::vector<char>(got.begin(), got.end())).toGenericDict())
+    for (const auto& entry :
+         torch::pickle_load(std::vector<char>(got.begin(), got.end())).toGenericDict())
       state.emplace(entry.key().toStringRef(), entry.value());
     all.push_back(std::move(state));
   }
@@ -107,9 +108,8 @@ inline rank_agreement agreement(process_group group) {
   return {.rank = group.rank(),
           .world_size = group.world_size(),
           .stop = [state](bool asked) { return state->agree(asked); },
-          .gather = [group, rounds](const state_map& mine) {
-            return gather_states(group, mine, (*rounds)++);
-          }};
+          .gather = [group, rounds](
+                        const state_map& mine) { return gather_states(group, mine, (*rounds)++); }};
 }
 
 }  // namespace hookforge::distributed

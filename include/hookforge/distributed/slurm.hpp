@@ -45,9 +45,9 @@ inline void expand_range(std::string_view range, std::string_view list,
   const long long low = number(first);
   const long long high = dash == std::string_view::npos ? low : number(range.substr(dash + 1));
   if (high < low || static_cast<std::size_t>(high - low) >= limit - out.size())
-    throw std::invalid_argument(fmt::format(
-        "hookforge::distributed: SLURM_STEP_NODELIST '{}': the range '{}' is {}", list, range,
-        high < low ? "descending" : "larger than a node list holds"));
+    throw std::invalid_argument(
+        fmt::format("hookforge::distributed: SLURM_STEP_NODELIST '{}': the range '{}' is {}", list,
+                    range, high < low ? "descending" : "larger than a node list holds"));
   const int width = first.size() > 1 && first[0] == '0' ? static_cast<int>(first.size()) : 0;
   for (long long n = low; n <= high; ++n) out.push_back(fmt::format("{:0{}}", n, width));
 }
