@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with Clang and runs each for a bounded time: the config
-# loader's, then the weights readers' (.pth and safetensors, against the pinned LibTorch 2.x):
-#   ./scripts/fuzz.sh [SECONDS] [libFuzzer flags...]      (default 60 s each)
-# HOOKFORGE_FUZZ_WEIGHTS_SECONDS sets the weights fuzzer's time apart (0: not run); its seeds
-# are fuzz/corpus_weights/ (each a first byte, 0 for a data.pkl, 1 for a whole file:
-# fuzz/weights_fuzzer.cpp), its build folder build-fuzz-weights.
+# loader's, then the weights readers' (.pth and safetensors) and the image readers' (PNG,
+# JPEG), both against the pinned LibTorch 2.x:
+#   ./scripts/fuzz.sh [SECONDS] [libFuzzer flags...]      (default 60 s each, images 30 s)
+# HOOKFORGE_FUZZ_WEIGHTS_SECONDS and HOOKFORGE_FUZZ_IMAGES_SECONDS set those two fuzzers' times
+# apart (0: not run); their seeds are fuzz/corpus_weights/ (each a first byte, 0 for a
+# data.pkl, 1 for a whole file: fuzz/weights_fuzzer.cpp) and fuzz/corpus_images/, their
+# build folder build-fuzz-torch.
 # The corpus is seeded at run time from fuzz/corpus/ (a small curated set), every *.yaml
 # under configs/ and tests/config/ (bad/ included) and copied into a scratch directory,
 # so nothing generated lands in the tree; HOOKFORGE_FUZZ_CORPUS=DIR keeps it in DIR instead
@@ -50,18 +52,32 @@ symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || true
 "$build/fuzz/hookforge_config_fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
     -dict=fuzz/config.dict -artifact_prefix="$artifacts/" -print_final_stats=1 -print_funcs=0 "$@" "$corpus"
 
+# The torch layer's readers, in a build with LibTorch: the weights readers, then the images'.
 weights_seconds=${HOOKFORGE_FUZZ_WEIGHTS_SECONDS:-$seconds}
-[ "$weights_seconds" -gt 0 ] || exit 0
-weights_build=${build}-weights
-cmake -S . -B "$weights_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$clang" \
+images_seconds=${HOOKFORGE_FUZZ_IMAGES_SECONDS:-30}
+[ "$weights_seconds" -gt 0 ] || [ "$images_seconds" -gt 0 ] || exit 0
+torch_build=${build}-torch
+cmake -S . -B "$torch_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$clang" \
       -DCMAKE_PREFIX_PATH="$(bash scripts/torch.sh)" -DHOOKFORGE_BUILD_FUZZERS=ON \
       -DHOOKFORGE_WITH_CONFIG=OFF -DHOOKFORGE_BUILD_COMPILED=OFF -DHOOKFORGE_BUILD_TESTS=OFF \
       -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$weights_build" -j "${HOOKFORGE_JOBS:-$(nproc)}" --target hookforge_weights_fuzzer
-weights_corpus=$corpus/weights
-mkdir -p "$weights_corpus"
-cp fuzz/corpus_weights/* "$weights_corpus/"
-echo "hookforge: fuzzing the weights readers for ${weights_seconds} s, $(ls "$weights_corpus" | wc -l) inputs"
-OMP_NUM_THREADS=1 "$weights_build/fuzz/hookforge_weights_fuzzer" -max_total_time="$weights_seconds" \
-    -timeout=5 -rss_limit_mb=3072 -artifact_prefix="$artifacts/weights-" -print_final_stats=1 \
-    -print_funcs=0 "$@" "$weights_corpus"
+cmake --build "$torch_build" -j "${HOOKFORGE_JOBS:-$(nproc)}" --target hookforge_weights_fuzzer \
+      hookforge_images_fuzzer
+# fuzz_torch NAME SECONDS CORPUS_DIR [libFuzzer flags...]: hookforge_NAME_fuzzer, seeded from
+# CORPUS_DIR, for SECONDS (0: not run).
+fuzz_torch() {
+  local name=$1 time=$2 seeds=$3
+  shift 3
+  [ "$time" -gt 0 ] || return 0
+  mkdir -p "$corpus/$name"
+  cp "$seeds"/* "$corpus/$name/"
+  echo "hookforge: fuzzing the $name readers for ${time} s, $(ls "$corpus/$name" | wc -l) inputs"
+  OMP_NUM_THREADS=1 "$torch_build/fuzz/hookforge_${name}_fuzzer" -max_total_time="$time" \
+      -artifact_prefix="$artifacts/$name-" -print_final_stats=1 -print_funcs=0 "$@" "$corpus/$name"
+}
+fuzz_torch weights "$weights_seconds" fuzz/corpus_weights -timeout=5 -rss_limit_mb=3072 "$@"
+# The image readers: fuzz/corpus_images/ (small PNGs of each colour type, JPEGs baseline,
+# progressive, gray and subsampled). The harness's pixel budget is 4 million: one allocation
+# over 256 MB (what a budget-breaking decode would ask for) fails the run.
+fuzz_torch images "$images_seconds" fuzz/corpus_images -timeout=10 -rss_limit_mb=2048 \
+    -malloc_limit_mb=256 "$@"

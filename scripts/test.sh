@@ -21,7 +21,8 @@
 #   clang     clang++-19 (or $HOOKFORGE_CLANG) against LibTorch 2.11, in <build-dir>-clang: the
 #             core's unit tests, the compiled torch layer, and every compile-fail test (C++20
 #             and C++26, whose messages are composed)
-#   fuzz      the config loader under libFuzzer, ASan and UBSan for $HOOKFORGE_FUZZ_SECONDS (60)
+#   fuzz      the config loader, the weights readers and the image readers under libFuzzer, ASan
+#             and UBSan (scripts/fuzz.sh; $HOOKFORGE_FUZZ_SECONDS, 60, each but the images, 30)
 #
 # HOOKFORGE_STAGES="torch2 clang" runs only those (deps always runs first).
 set -euo pipefail

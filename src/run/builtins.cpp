@@ -289,24 +289,48 @@ struct hookforge::run::enum_names<hookforge::image_color> {
       {"rgb", image_color::rgb}, {"gray", image_color::gray}, {"y", image_color::y}};
 };
 
+namespace {
+/// A count a config multiplies by another (repeat x files, batch_size x the batches workers
+/// load ahead): at most 2^31, far from where the product overflows an int64. Values below 1
+/// are left to the class, which says what it takes.
+bool multiplier(const std::int64_t& n) { return n <= (std::int64_t{1} << 31); }
+}  // namespace
+
+namespace hookforge::run {
+/// ImageFolder as hookforge-run builds it: an image's decoded and prepared forms, and the
+/// cache, may take at most half this machine's memory, as any allocation a config asks for.
+struct machine_image_folder : ImageFolder {
+  explicit machine_image_folder(image_folder_options o)
+      : ImageFolder(within_memory(std::move(o))) {}
+  static image_folder_options within_memory(image_folder_options o) {
+    if (o.memory_limit == 0) o.memory_limit = run::allocation_budget();
+    return o;
+  }
+};
+}  // namespace hookforge::run
+
 // `root` and `lr_root` are inputs: taken as written (relative to the working directory),
 // never placed under the run's output directory.
-HOOKFORGE_REGISTER_AS(dataset, "ImageFolder", run::dataset_of<ImageFolder>,
-                      cfg::options<image_folder_options>(
-                          cfg::field("root", &image_folder_options::root, cfg::required),
-                          cfg::field("files", &image_folder_options::files),
-                          cfg::field("color", &image_folder_options::color),
-                          cfg::field("repeat", &image_folder_options::repeat),
-                          cfg::field("scale", &image_folder_options::scale),
-                          cfg::field("patch", &image_folder_options::patch),
-                          cfg::field("flip", &image_folder_options::flip),
-                          cfg::field("rotate", &image_folder_options::rotate),
-                          cfg::field("cache", &image_folder_options::cache),
-                          cfg::field("bit_depth", &image_folder_options::bit_depth),
-                          cfg::field("seed", &image_folder_options::seed),
-                          cfg::field("missing_hint", &image_folder_options::missing_hint),
-                          cfg::field("lr_root", &image_folder_options::lr_root),
-                          cfg::field("lr_suffix", &image_folder_options::lr_suffix)));
+HOOKFORGE_REGISTER_AS(
+    dataset, "ImageFolder", run::dataset_of<run::machine_image_folder>,
+    cfg::options<image_folder_options>(
+        cfg::field("root", &image_folder_options::root, cfg::required),
+        cfg::field("files", &image_folder_options::files),
+        cfg::field("files_outside_root", &image_folder_options::files_outside_root),
+        cfg::field("color", &image_folder_options::color),
+        cfg::field("repeat", &image_folder_options::repeat)
+            .check(multiplier, "a number of samples per file of at most 2147483648"),
+        cfg::field("scale", &image_folder_options::scale),
+        cfg::field("patch", &image_folder_options::patch),
+        cfg::field("flip", &image_folder_options::flip),
+        cfg::field("rotate", &image_folder_options::rotate),
+        cfg::field("cache", &image_folder_options::cache),
+        cfg::field("bit_depth", &image_folder_options::bit_depth),
+        cfg::field("max_pixels", &image_folder_options::max_pixels),
+        cfg::field("seed", &image_folder_options::seed),
+        cfg::field("missing_hint", &image_folder_options::missing_hint),
+        cfg::field("lr_root", &image_folder_options::lr_root),
+        cfg::field("lr_suffix", &image_folder_options::lr_suffix)));
 HOOKFORGE_REGISTER_AS(
     dataset, "Sine", run::dataset_of<SineRegression>,
     cfg::options<sine_regression_options>(cfg::field("count", &sine_regression_options::count),
@@ -318,7 +342,8 @@ HOOKFORGE_REGISTER_AS(
 HOOKFORGE_REGISTER_AS(loader, "DataLoader", run::Loader,
                       cfg::options<run::loader_config>(
                           cfg::field("dataset", &run::loader_config::dataset, cfg::required),
-                          cfg::field("batch_size", &run::loader_config::batch_size),
+                          cfg::field("batch_size", &run::loader_config::batch_size)
+                              .check(multiplier, "a batch size of at most 2147483648"),
                           cfg::field("shuffle", &run::loader_config::shuffle),
                           cfg::field("seed", &run::loader_config::seed),
                           cfg::field("drop_last", &run::loader_config::drop_last),

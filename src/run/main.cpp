@@ -357,7 +357,7 @@ int run_main(int argc, char** argv) {
             "a trainer entry at the top level (trainer: {_target: Trainer, params: {...}})",
             "no such key");
       trainer = b->get<std::shared_ptr<TrainerComponent>>("trainer");
-      trainer->check_score_names(*b, cli.strict);
+      trainer->check_built_run(*b, cli.strict);
     } catch (const cfg::config_error& e) {
       return config_failure(e);
     } catch (const std::exception& e) {

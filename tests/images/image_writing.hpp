@@ -1,5 +1,5 @@
 // Small image files written by the tests themselves: PNG through libpng's simplified API,
-// JPEG through TurboJPEG, from [C, H, W] tensors.
+// JPEG through TurboJPEG, from [C, H, W] tensors; and the message of an image_error.
 #pragma once
 
 #include <cstdint>
@@ -7,12 +7,22 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <png.h>
 #include <torch/torch.h>
 #include <turbojpeg.h>
 
+#include "../torch/file_testing.hpp"
+#include "hookforge/images/image_error.hpp"
+
 namespace tfx {
+
+/// The message of the hookforge::image_error `fn` throws.
+template <class F>
+std::string image_error_of(F&& fn) {
+  return error_of<hookforge::image_error>(std::forward<F>(fn));
+}
 
 /// `pixels` ([1 or 3, H, W]; uint8, or int32 in 0…65535 written as 16-bit) as a PNG file.
 inline void write_png(const std::filesystem::path& file, const torch::Tensor& pixels) {

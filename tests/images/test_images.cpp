@@ -17,14 +17,7 @@
 
 using namespace hookforge;
 namespace fs = std::filesystem;
-
-namespace {
-/// The message of the image_error `fn` throws.
-template <class F>
-std::string image_error_of(F&& fn) {
-  return tfx::error_of<image_error>(std::forward<F>(fn));
-}
-}  // namespace
+using tfx::image_error_of;
 
 TEST_CASE("PNG files are read as stored: 8 and 16 bits, gray and RGB", "[images]") {
   tfx::temp_dir dir;

@@ -128,7 +128,7 @@ TEST_CASE("PSNR: 10 log10(range^2 / MSE) per sample, averaged; crop_border trims
     // Uncropped: 12 border pixels off by 1 plus 0.01: MSE = 12.01 / 16.
     CHECK(value(PSNR{}(e)) == Approx(10 * std::log10(16 / 12.01)).epsilon(1e-6));
     CHECK(tfx::error_of<std::invalid_argument>([&] { PSNR{.crop_border = 2}(e); }) ==
-          "PSNR: crop_border 2 leaves nothing of a 4x4 image");
+          "PSNR: crop_border 2 leaves nothing of a 4 x 4 image (width x height)");
   }
   SECTION("field names, checks") {
     Entry e{{"sr", torch::zeros({2, 3})}, {"hr", torch::full({2, 3}, 0.1)}};

@@ -30,12 +30,18 @@
 // whichever thread asks and whatever was drawn before, so a resumed run sees the samples a
 // straight one saw; get(i) is epoch 0's. The DataLoader passes each batch's epoch.
 //
+// Files are listed with links followed (folder_listing.hpp): a link that leads nowhere or
+// into a loop is skipped with a warning (hookforge::warn; warnings() keeps them). Named files
+// lie under root (unless files_outside_root), none twice.
+//
 // Errors. Options out of range, a missing root, a folder without images, a named file or an
-// LR file that is missing: std::invalid_argument from the constructor. The constructor reads every
-// file's header (with `cache`, every file whole), so a file that is not an image, has another bit
-// depth than `bit_depth`, is smaller than the patch, or is an LR file of the wrong size is an
-// image_error naming it before training starts; a truncated file not cached is an image_error from
-// get.
+// LR file that is missing, more samples than an int64 counts: std::invalid_argument from the
+// constructor. The constructor reads every file's header (with `cache`, every file whole), so
+// a file that is not an image, has another bit depth than `bit_depth`, is smaller than the
+// patch, claims more than max_pixels pixels or more memory than memory_limit, or is an LR file
+// of the wrong size is an image_error naming it before training starts, and before anything is
+// allocated for it; a truncated file not cached is an image_error from get, and memory that
+// runs out while a file is prepared an out_of_memory naming it.
 //
 // `cache` keeps every prepared image (HR, LR and bicubic, float32) in memory; without it each
 // get decodes its file again, in the loader's worker threads when it has workers.
@@ -45,7 +51,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -55,10 +63,12 @@
 
 #include <torch/types.h>
 
-#include "hookforge/core/runtime/closest_names.hpp"
-#include "hookforge/core/runtime/join.hpp"
+#include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/images/color.hpp"
+#include "hookforge/images/detail/folder_listing.hpp"
+#include "hookforge/images/detail/prepared_memory.hpp"
 #include "hookforge/images/image_file.hpp"
+#include "hookforge/images/image_limits.hpp"
 #include "hookforge/images/resize.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/splitmix64.hpp"
@@ -80,6 +90,9 @@ struct image_folder_options {
   std::string missing_hint = {};  ///< added to the message when root does not exist
   std::filesystem::path lr_root = {};  ///< paired LR files, matched by name; empty: reduce HR
   std::string lr_suffix = {};          ///< an LR file's stem is its HR file's plus this ("x2")
+  std::int64_t max_pixels = default_max_pixels;  ///< width x height of a file, at most
+  double memory_limit = 0;  ///< bytes an image (prepared) and the cache may take; 0: unchecked
+  bool files_outside_root = false;  ///< `files` may name paths outside root
 
   /// std::invalid_argument naming the first option out of range.
   void validate() const {
@@ -96,10 +109,19 @@ struct image_folder_options {
       fail("bit_depth must be 0 (any), 8 or 16, got " + std::to_string(bit_depth));
     if ((flip || rotate) && patch == 0)
       fail("flip and rotate need patch > 0 (whole images are evaluated as they are)");
+    if (max_pixels < 1) fail("max_pixels must be >= 1, got " + std::to_string(max_pixels));
+    if (!(memory_limit >= 0)) fail("memory_limit must be >= 0 bytes (0: unchecked)");
     if (!lr_root.empty() && scale < 2)
       fail("lr_root needs scale >= 2 (the factor between its images and root's), got " +
            std::to_string(scale));
   }
+};
+
+/// A field's size in a sample, and the file it was cut from (empty for a patch).
+struct image_extent {
+  std::filesystem::path file;
+  std::int64_t width = 0;
+  std::int64_t height = 0;
 };
 
 /// See the top of this file. Satisfies `hookforge::epoch_dataset`; cheap to copy.
@@ -151,6 +173,13 @@ class ImageFolder {
   /// The files, in the dataset's order.
   const std::vector<std::filesystem::path>& files() const noexcept { return shared_->files; }
   const image_folder_options& options() const noexcept { return shared_->options; }
+  /// The links skipped while listing root (each also given to hookforge::warn).
+  const std::vector<std::string>& warnings() const noexcept { return shared_->warnings; }
+
+  /// The smallest extent `field` ("input", "target", "bicubic") has in a sample, by its
+  /// shorter side, and the file it comes from (none with `patch`: every sample is a patch);
+  /// nullopt for a field the samples do not have. From the headers: nothing is decoded.
+  std::optional<image_extent> smallest(std::string_view field) const;
 
  private:
   /// One image ready to cut: HR, and with scale >= 2 its LR and bicubic baseline.
@@ -168,22 +197,26 @@ class ImageFolder {
     image_folder_options options;
     std::vector<std::filesystem::path> files;
     std::vector<std::filesystem::path> lr_files;  ///< with lr_root: each file's LR image
+    std::vector<image_info> infos;                ///< each file's header
+    std::vector<std::string> warnings;
     std::vector<prepared> cached;
 
     explicit shared(image_folder_options o) : options(std::move(o)) {
       options.validate();
       list_files();
+      check_sample_count();
       if (!options.lr_root.empty()) pair_files();
+      double cache_bytes = 0;
       for (std::size_t i = 0; i < files.size(); ++i) {
-        if (options.cache) {
-          cached.push_back(prepare(i));
-          continue;
-        }
-        const auto info = read_image_info(files[i]);
-        check(files[i], info);
-        if (!lr_files.empty()) check_pair(i, info, read_image_info(lr_files[i]));
+        infos.push_back(read_image_info(files[i]));
+        check(files[i], infos[i]);
+        if (!lr_files.empty()) check_pair(i, infos[i], read_image_info(lr_files[i]));
+        cache_bytes += detail::images::cached_bytes(infos[i], channels(), options.scale);
       }
+      if (options.cache) cache_all(cache_bytes);
     }
+
+    std::int64_t channels() const { return options.color == image_color::rgb ? 3 : 1; }
 
     void list_files() {
       const auto& root = options.root;
@@ -196,46 +229,42 @@ class ImageFolder {
       if (!std::filesystem::is_directory(root, ec))
         throw std::invalid_argument("ImageFolder: root '" + root.string() + "' is not a folder");
       if (options.files.empty()) {
-        files = image_files_under(root);
+        auto listing = detail::images::image_files_under(root);
+        for (const auto& note : listing.notes) warn(note);
+        warnings = std::move(listing.notes);
+        files = std::move(listing.files);
         if (files.empty())
           throw std::invalid_argument("ImageFolder: no PNG or JPEG file under '" + root.string() +
                                       "'");
         return;
       }
       for (const auto& name : options.files) {
-        auto file = root / name;
-        if (!std::filesystem::is_regular_file(file, ec)) throw no_such_file(name);
+        auto file = detail::images::named_file(root, name, options.files_outside_root);
+        if (!std::filesystem::is_regular_file(file, ec))
+          throw detail::images::no_such_file(root, name);
         files.push_back(std::move(file));
       }
+      detail::images::refuse_duplicates(options.files, files);
     }
 
-    /// Every .png, .jpg and .jpeg under `root`, recursively, sorted by their path under it.
-    static std::vector<std::filesystem::path> image_files_under(const std::filesystem::path& root) {
-      std::vector<std::filesystem::path> found;
-      std::error_code ec;
-      for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec) && is_image_file_name(it->path())) found.push_back(it->path());
-      if (ec)
-        throw std::invalid_argument("ImageFolder: cannot list '" + root.string() +
-                                    "': " + ec.message());
-      std::sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
-        return a.lexically_relative(root).generic_string() <
-               b.lexically_relative(root).generic_string();
-      });
-      return found;
+    /// files x repeat samples must be counted by the loader's int64 indices.
+    void check_sample_count() const {
+      const auto most = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
+      if (static_cast<std::size_t>(options.repeat) > most / files.size())
+        throw std::invalid_argument("ImageFolder: repeat " + std::to_string(options.repeat) +
+                                    " times " + std::to_string(files.size()) +
+                                    " files is more samples than an int64 counts (" +
+                                    std::to_string(most) + ")");
     }
 
-    /// A named file that is not there, with the image files under root nearest its name.
-    std::invalid_argument no_such_file(const std::string& name) const {
-      std::vector<std::string> names;
-      for (const auto& f : image_files_under(options.root))
-        names.push_back(f.lexically_relative(options.root).generic_string());
-      const std::vector<std::string_view> views(names.begin(), names.end());
-      const auto closest = closest_names(name, views).first;
-      return std::invalid_argument(
-          "ImageFolder: '" + name + "' is not a file under '" + options.root.string() + "'" +
-          (closest.empty() ? std::string() : " (closest: " + join_names(closest, ", ") + ")"));
+    /// Every image prepared now, once their sum (from the headers) fits memory_limit.
+    void cache_all(double bytes) {
+      if (options.memory_limit > 0 && bytes > options.memory_limit)
+        throw std::invalid_argument(
+            "ImageFolder: the cache of " + std::to_string(files.size()) + " images needs " +
+            detail::images::gib_text(bytes) + ", more than memory_limit (" +
+            detail::images::gib_text(options.memory_limit) + "); set cache: false");
+      for (std::size_t i = 0; i < files.size(); ++i) cached.push_back(prepare(i));
     }
 
     /// Each file's LR image: the same path under lr_root, its stem + lr_suffix, with the
@@ -286,23 +315,40 @@ class ImageFolder {
                                     std::to_string(options.bit_depth));
     }
 
+    /// `file`'s header against the options: bit depth, size (at least the patch, at most
+    /// max_pixels) and the memory preparing it takes.
     void check(const std::filesystem::path& file, const image_info& info) const {
       check_depth(file, info);
+      detail::images::check_image_size(file, info.width, info.height, limits());
+      const auto size = detail::images::size_text(info);
       const auto need = std::max(options.patch, options.scale);
       const auto h = info.height / options.scale * options.scale;
       const auto w = info.width / options.scale * options.scale;
       if (h < need || w < need)
-        throw image_error(file, "is " + std::to_string(info.width) + " x " +
-                                    std::to_string(info.height) + " pixels, smaller than " +
+        throw image_error(file, "is " + size + " pixels, smaller than " +
                                     (options.patch > 0 ? "the patch, " : "the scale, ") +
                                     std::to_string(need) + " x " + std::to_string(need));
+      const double bytes = detail::images::working_bytes(info, channels(), options.scale);
+      if (options.memory_limit > 0 && bytes > options.memory_limit)
+        throw image_error(file, "is " + size + " pixels, which take " +
+                                    detail::images::gib_text(bytes) +
+                                    " to prepare, more than memory_limit (" +
+                                    detail::images::gib_text(options.memory_limit) + ")");
     }
 
-    /// Image `index` read, checked and made ready to cut: HR, and with scale >= 2 its LR
-    /// (lr_root's file, or HR reduced) and bicubic baseline.
+    image_limits limits() const { return {.max_pixels = options.max_pixels}; }
+
+    /// Image `index` read, checked and made ready to cut; whatever fails names the file.
     prepared prepare(std::size_t index) const {
+      const auto& file = files[index];
+      const auto doing = "preparing it, " + detail::images::size_text(infos[index]) + " pixels";
+      return detail::images::naming_file(file, doing, [&] { return prepare_image(index); });
+    }
+
+    /// HR, and with scale >= 2 its LR (lr_root's file, or HR reduced) and bicubic baseline.
+    prepared prepare_image(std::size_t index) const {
       image_info info;
-      const auto pixels = read_image(files[index], &info);
+      const auto pixels = read_image(files[index], &info, limits());
       check(files[index], info);  // the file may have changed since the constructor read it
       prepared p;
       auto image = to_color(to_unit_range(pixels, info.bit_depth), options.color);
@@ -315,7 +361,7 @@ class ImageFolder {
         p.lr = quantize(bicubic_downscale(p.high, options.scale), info.bit_depth);
       } else {
         image_info low;
-        const auto lr_pixels = read_image(lr_files[index], &low);
+        const auto lr_pixels = read_image(lr_files[index], &low, limits());
         check_pair(index, info, low);
         p.lr = to_color(to_unit_range(lr_pixels, low.bit_depth), options.color).contiguous();
       }
@@ -326,5 +372,22 @@ class ImageFolder {
 
   std::shared_ptr<const shared> shared_;
 };
+
+inline std::optional<image_extent> ImageFolder::smallest(std::string_view field) const {
+  const auto& o = shared_->options;
+  const bool low = field == "input";
+  if (!low && (o.scale == 1 || (field != "target" && field != "bicubic"))) return std::nullopt;
+  const auto divide = low ? o.scale : 1;
+  if (o.patch > 0) return image_extent{{}, o.patch / divide, o.patch / divide};
+  std::optional<image_extent> best;
+  for (std::size_t i = 0; i < shared_->files.size(); ++i) {
+    const auto& info = shared_->infos[i];
+    const auto w = info.width / o.scale * o.scale / divide;
+    const auto h = info.height / o.scale * o.scale / divide;
+    if (!best || std::min(w, h) < std::min(best->width, best->height))
+      best = image_extent{shared_->files[i], w, h};
+  }
+  return best;
+}
 
 }  // namespace hookforge

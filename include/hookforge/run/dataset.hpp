@@ -16,9 +16,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -29,6 +33,14 @@
 
 namespace hookforge::run {
 
+/// A field's smallest size in a dataset's samples, and where it comes from (a file; ""
+/// where every sample has it, as patches do).
+struct sample_extent {
+  std::string source;
+  std::int64_t width = 0;
+  std::int64_t height = 0;
+};
+
 /// What a dataset entry builds. get() may be called from several threads at once (loader workers).
 class Dataset {
  public:
@@ -37,6 +49,15 @@ class Dataset {
   virtual Entry get(std::size_t index) const = 0;
   /// Sample `index` as drawn in `epoch` (random crops, flips): get(index) unless overridden.
   virtual Entry sample(std::size_t index, std::int64_t /*epoch*/) const { return get(index); }
+  /// The smallest extent of `field` in a sample, by its shorter side, for the checks made
+  /// before training (a metric's crop_border); nullopt where the dataset cannot tell
+  /// without drawing its samples.
+  virtual std::optional<sample_extent> smallest(std::string_view /*field*/) const {
+    return std::nullopt;
+  }
+  /// What the dataset warned of while it was built (ImageFolder: a dangling link), for
+  /// --strict to refuse.
+  virtual std::vector<std::string> warnings() const { return {}; }
 };
 
 namespace detail {
@@ -77,6 +98,18 @@ class dataset_of final : public Dataset {
   Entry sample(std::size_t index, std::int64_t epoch) const override {
     return sample_of(data_, index, epoch);
   }
+  std::optional<sample_extent> smallest(std::string_view field) const override {
+    if constexpr (requires { data_.smallest(field); }) {
+      const auto e = data_.smallest(field);
+      if (e) return sample_extent{e->file.string(), e->width, e->height};
+    }
+    return std::nullopt;
+  }
+  std::vector<std::string> warnings() const override {
+    if constexpr (requires { data_.warnings(); })
+      return {data_.warnings().begin(), data_.warnings().end()};
+    return {};
+  }
   const D& data() const { return data_; }
 
  private:
@@ -92,6 +125,7 @@ class any_dataset {
   std::size_t size() const { return data_->size(); }
   Entry get(std::size_t index) const { return data_->get(index); }
   Entry get(std::size_t index, std::int64_t epoch) const { return data_->sample(index, epoch); }
+  const Dataset& underlying() const { return *data_; }
 
  private:
   std::shared_ptr<const Dataset> data_;

@@ -117,6 +117,7 @@ class ValidationRunner {
     for (const auto& m : metrics_) names.push_back(m->name);
     return names;
   }
+  const metric_list& metrics() const { return metrics_; }
 
  private:
   validation_runner_type runner_;

@@ -49,6 +49,7 @@
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/hooks/hook_profiler.hpp"
+#include "hookforge/run/data_checks.hpp"
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
@@ -243,6 +244,10 @@ class TrainerComponent {
       throw std::invalid_argument("Trainer: val_loader must be given with a validation_runner");
     if (!c0.validation_runner && c0.val_loader)
       throw std::invalid_argument("Trainer: val_loader is given but no validation_runner");
+    // A metric that cannot score the smallest validation image fails now, not after an epoch.
+    if (c0.validation_runner)
+      check_metrics_fit(c0.val_loader->loader().dataset().underlying(),
+                        c0.validation_runner->metrics());
     session_inputs in;
     in.model = c0.model;
     in.validation = c0.validation_runner.get();
@@ -319,6 +324,14 @@ class TrainerComponent {
     return names;
   }
 
+  /// What hookforge-run checks once the run is built, before training: the score names
+  /// (check_score_names) and, under `strict`, that no loader's dataset warned while it was
+  /// built (a dangling link in an ImageFolder, ...): a config_error at that loader.
+  void check_built_run(const config::builder& b, bool strict) const {
+    check_score_names(b, strict);
+    if (strict) refuse_loader_warnings(b);
+  }
+
   /// Every value of `b` that names a validation score (see validation_score) is one of
   /// validation_scores(): otherwise a warning at its key, which never happens silently at
   /// run time (EarlyStopping would skip stopping), or under `strict` a config_error.
@@ -347,6 +360,19 @@ class TrainerComponent {
   }
 
  private:
+  /// A config_error at the trainer's train_loader or val_loader whose dataset warned.
+  void refuse_loader_warnings(const config::builder& b) const {
+    const auto trainer = b.doc().root().find("trainer");
+    const auto params = trainer ? b.doc().resolve(*trainer).find("params") : std::nullopt;
+    for (const auto& [name, loader] : {std::pair{"train_loader", config_.train_loader},
+                                       std::pair{"val_loader", config_.val_loader}}) {
+      if (!loader) continue;
+      const auto at = params ? b.doc().resolve(*params).find(name) : std::nullopt;
+      refuse_dataset_warnings(loader->loader().dataset().underlying(),
+                              at ? *at : (trainer ? *trainer : b.doc().root()));
+    }
+  }
+
   trainer_config config_;
   std::unique_ptr<session> session_;
 };

@@ -93,8 +93,8 @@ HOOKFORGE_INLINE std::pair<torch::Tensor, torch::Tensor> compared_fields(
     const auto h = x.size(-2), w = x.size(-1);
     if (h <= 2 * crop_border || w <= 2 * crop_border)
       throw std::invalid_argument(name + ": crop_border " + std::to_string(crop_border) +
-                                  " leaves nothing of a " + std::to_string(h) + "x" +
-                                  std::to_string(w) + " image");
+                                  " leaves nothing of a " + std::to_string(w) + " x " +
+                                  std::to_string(h) + " image (width x height)");
     x = x.slice(-2, crop_border, h - crop_border).slice(-1, crop_border, w - crop_border);
     y = y.slice(-2, crop_border, h - crop_border).slice(-1, crop_border, w - crop_border);
   }
