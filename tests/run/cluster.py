@@ -260,6 +260,8 @@ def cmd_slurm(binary):
             if line not in text:
                 fail(f"no '{line}' in the job's output: {text[-2000:]}")
         stop = next(l for l in text.split("\n") if "stopped by SIGUSR1" in l)
+        if "gnuplot failed" in text:  # the signal reaches every process of the step
+            fail(f"the requeue signal ended MetricsPlot's gnuplot: {text[-2000:]}")
         check_ends_as_straight(output, text, expected, final_expected, "the requeue")
         # The usual retention (the default config's max_keep_ckpts: 2) covers the requeue's.
         kept = sorted(f for f in os.listdir(output) if f.endswith(".pt") and not f.startswith("best"))

@@ -1,10 +1,13 @@
 // hookforge/hooks/detail/subprocess.hpp — a program run as a child process: no shell
 // (posix_spawnp, looked up in PATH), stdin from /dev/null, stdout and stderr collected in a
 // temporary file, killed past a timeout. What MetricsPlot runs gnuplot with; nothing of it
-// knows plots.
+// knows plots. The child blocks SIGUSR1 and SIGUSR2: a launcher signals every process of a
+// job (Slurm's requeue signal reaches a whole step), and one meant for the run must not end
+// the plot it is drawing.
 #pragma once
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -77,8 +80,17 @@ inline run_result run(const std::vector<std::string>& argv, double timeout_secon
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGUSR1);
+  sigaddset(&blocked, SIGUSR2);
+  ::posix_spawnattr_setsigmask(&attributes, &blocked);  // kept across exec
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int error = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  ::posix_spawnattr_destroy(&attributes);
   ::posix_spawn_file_actions_destroy(&actions);
   if (error != 0) {
     result.spawn_error = error;
