@@ -71,6 +71,16 @@ def check_ends_as_straight(directory, text, expected, final_expected, after):
         fail(f"temporary files left: {leftovers(directory)}")
 
 
+def check_restarted(succeeded, exits, directory, text, expected, final_expected):
+    """torchrun, after a rank was SIGKILLed: it succeeded (`exits` says how it ended), its
+    restarted attempt said it resumed, and the run ended as the straight one."""
+    if not succeeded:
+        fail(f"torchrun after the SIGKILL: {exits}: {text[-3000:]}")
+    if "hookforge-run: torchrun restart 1: resumed from" not in text:
+        fail(f"the restarted attempt did not resume: {text[-3000:]}")
+    check_ends_as_straight(directory, text, expected, final_expected, "the restart")
+
+
 def wait_for(path, proc, seconds):
     deadline = time.monotonic() + seconds
     while not os.path.exists(path):
@@ -142,11 +152,7 @@ def cmd_torchrun(binary, python):
             code = proc.wait(timeout=300)
             log.seek(0)
             text = log.read()
-        if code != 0:
-            fail(f"torchrun after rank 1's SIGKILL: exit {code}: {text[-2000:]}")
-        if "hookforge-run: torchrun restart 1: resumed from" not in text:
-            fail(f"the restarted attempt did not resume: {text[-2000:]}")
-        check_ends_as_straight(killed, text, expected, final_expected, "the restart")
+        check_restarted(code == 0, f"exit {code}", killed, text, expected, final_expected)
         print(f"torchrun --max-restarts 1: rank 1 (pid {victim}) SIGKILLed after {done} epoch row(s) "
               f"and a checkpoint; the restart resumed by itself, exit 0 {time.monotonic() - killed_at:.1f} s "
               f"later; its {len(expected)} rows equal the straight torchrun run's, bit for bit; "
@@ -203,11 +209,7 @@ def cmd_torchrun_two_hosts(binary, python):
         os.kill(victim, signal.SIGKILL)
         codes, texts = finish(agents, 300)
         text = "\n".join(texts)
-        if codes != [0, 0]:
-            fail(f"torchrun on the two hosts after host 1's rank was SIGKILLed: exits {codes}: {text[-3000:]}")
-        if "hookforge-run: torchrun restart 1: resumed from" not in text:
-            fail(f"the restarted attempt did not resume: {text[-3000:]}")
-        check_ends_as_straight(output, text, expected, final_expected, "the restart")
+        check_restarted(codes == [0, 0], f"exits {codes}", output, text, expected, final_expected)
         print(f"two hosts, torchrun --nnodes 2 (c10d rendezvous) --max-restarts 1: host 1's rank SIGKILLed "
               f"after the first checkpoint; both agents restarted, the run resumed by itself, exits 0; its "
               f"{len(expected)} rows equal the straight 2-rank run's, bit for bit")
