@@ -44,7 +44,7 @@ stage() {  # stage NAME COMMAND...: runs the command and records its wall time
 }
 
 deps() {
-  bash scripts/deps.sh
+  bash scripts/deps.sh run test
   torch2_prefix=$(bash scripts/torch.sh)
   tensorboard_python=$(bash scripts/tensorboard.sh)
   peers_python=$(bash scripts/peers.sh)
@@ -53,7 +53,8 @@ deps() {
 configure_build_test() {  # DIR CTEST_ARGS CMAKE_ARGS...
   local dir=$1 ctest_args=$2
   shift 2
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOOKFORGE_WERROR=ON \
+  # Tests on, said each time: scripts/run.sh configures its folder (<build-dir> too) without them.
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOOKFORGE_WERROR=ON -DHOOKFORGE_BUILD_TESTS=ON \
         -DHOOKFORGE_TENSORBOARD_PYTHON="$tensorboard_python" "$@"
   cmake --build "$dir" -j "$jobs"
   # shellcheck disable=SC2086
