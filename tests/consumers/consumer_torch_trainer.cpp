@@ -9,11 +9,18 @@
 #include <filesystem>
 #include <vector>
 
+namespace {
+/// A module whose forward takes the batch: the Trainer saves its weights and switches its mode.
+struct Net : torch::nn::Module {
+  torch::nn::Linear linear = register_module("linear", torch::nn::Linear(1, 1));
+  torch::Tensor forward(const hookforge::Entry& e) { return linear(e.at("input")); }
+};
+}  // namespace
+
 std::int64_t fit_and_checkpoint(const std::filesystem::path& file) {
   torch::manual_seed(0);
-  torch::nn::Linear net(1, 1);
-  torch::optim::SGD optimizer(net->parameters(), 0.1);
-  auto model = [&](const hookforge::Entry& e) { return net->forward(e.at("input")); };
+  Net model;
+  torch::optim::SGD optimizer(model.parameters(), 0.1);
   auto criterion = [](const hookforge::Entry& e) {
     return torch::mse_loss(e.at("output"), e.at("target"));
   };

@@ -1,8 +1,9 @@
-// Datasets, samplers, the DataLoader (collation, shuffling, drop_last, resume, workers)
-// and random_split.
+// Datasets, samplers, the DataLoader (collation, shuffling, drop_last, resume, workers),
+// random_split, and example_dataset (a LibTorch dataset of Example<>).
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <ranges>
 #include <set>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "fixtures.hpp"  // torch before Catch: glog defines CHECK too
 
 #include "hookforge/torch/data/dataset.hpp"
+#include "hookforge/torch/data/example_dataset.hpp"
 #include "hookforge/torch/data/loader.hpp"
 #include "hookforge/torch/data/sampler.hpp"
 #include "hookforge/torch/data/split.hpp"
@@ -430,4 +432,42 @@ TEST_CASE("pin_memory does nothing without a CUDA device, as PyTorch's", "[data]
   REQUIRE(batches.size() == 2);
   CHECK_FALSE(batches[0].is_pinned());
   CHECK(torch::equal(torch::cat(batches), x));
+}
+
+namespace {
+/// A LibTorch dataset as a user writes one: example i is (data [1, 2] filled with i, target i).
+struct torch_numbered : torch::data::datasets::Dataset<torch_numbered> {
+  torch::data::Example<> get(std::size_t i) override {
+    return {torch::full({1, 2}, static_cast<double>(i)),
+            torch::tensor(static_cast<std::int64_t>(i))};
+  }
+  std::optional<std::size_t> size() const override { return 6; }
+};
+}  // namespace
+
+TEST_CASE("example_dataset: a LibTorch dataset of Example<> gives Entry samples", "[data]") {
+  STATIC_REQUIRE(dataset<example_dataset<torch_numbered>>);
+  example_dataset data(torch_numbered{});
+  REQUIRE(data.size() == 6);
+  const Entry sample = data.get(4);
+  CHECK(sample.names() == std::vector<std::string>{"input", "target"});
+  CHECK(torch::equal(sample.at("input"), torch::full({1, 2}, 4.0)));
+  CHECK(sample.at("target").item<std::int64_t>() == 4);
+  CHECK_THROWS_AS(data.get(6), std::out_of_range);
+
+  // The loader stacks the samples: the targets batch to [B], as LibTorch's Stack<> does.
+  DataLoader loader(data, {.batch_size = 4});
+  const auto batches = take(loader);
+  REQUIRE(batches.size() == 2);
+  CHECK(batches[0].at("input").sizes() == torch::IntArrayRef({4, 1, 2}));
+  CHECK(orders(batches) == std::vector<std::vector<std::int64_t>>{{0, 1, 2, 3}, {4, 5}});
+
+  example_dataset named(torch_numbered{}, {.data = "image", .target = "label"});
+  CHECK(named.get(1).names() == std::vector<std::string>{"image", "label"});
+  CHECK_THROWS_AS(example_dataset(torch_numbered{}, {.data = "x", .target = "x"}),
+                  std::invalid_argument);
+
+  // A per-example transform, as map() gives it: (i - 1) / 2.
+  example_dataset normalized(torch_numbered{}.map(torch::data::transforms::Normalize<>(1.0, 2.0)));
+  CHECK(torch::allclose(normalized.get(3).at("input").flatten(), torch::full({2}, 1.0)));
 }

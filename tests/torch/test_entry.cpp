@@ -1,4 +1,6 @@
-// Tests for hookforge/torch/data/entry.hpp: the Entry batch type and call_model.
+// Tests for hookforge/torch/data/entry.hpp: the Entry batch type and call_model, and what a
+// Trainer says of a model that is a plain callable.
+#include <filesystem>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -8,7 +10,10 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
+#include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/runners/trainer.hpp"
+#include "hookforge/torch/runners/training_epoch_runner.hpp"
 #include "skip.hpp"
 
 using hookforge::Entry;
@@ -296,4 +301,31 @@ TEST_CASE("Entry(other, extra): a copy with room for more fields, marks kept", "
   copy.set("output", torch::zeros({4}));
   CHECK(original.size() == 2);
   CHECK(copy.batch_size() == 4);
+}
+
+TEST_CASE("A Trainer given a callable model warns once, and refuses to save a checkpoint") {
+  struct Net : torch::nn::Module {
+    torch::nn::Linear linear = register_module("linear", torch::nn::Linear(1, 1));
+    torch::Tensor forward(const Entry& e) { return linear(e.at("input")); }
+  } net;
+  torch::optim::SGD sgd(net.parameters(), 0.1);
+  hookforge::TrainingEpochRunner train(sgd, {});
+  std::vector<std::string> warnings;
+  auto previous =
+      hookforge::set_warning_sink([&](std::string_view text) { warnings.emplace_back(text); });
+  auto lambda = [&](const Entry& e) { return net.forward(e); };
+  hookforge::Trainer hidden(lambda, train, hookforge::no_validation{}, {});
+  hookforge::Trainer module(net, train, hookforge::no_validation{}, {});
+  hookforge::set_warning_sink(std::move(previous));
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].starts_with(
+      "Trainer: the model is a callable without a torch::nn::Module (a lambda?): validation "
+      "cannot put it in eval() mode, and save_checkpoint refuses"));
+
+  // Its checkpoint would resume with weights it does not hold: refused, nothing written.
+  const auto file = std::filesystem::temp_directory_path() / "hookforge_callable_model.ckpt";
+  std::filesystem::remove(file);
+  CHECK_THROWS_WITH(hidden.save_checkpoint(file),
+                    Catch::Contains("the checkpoint would hold none of its weights"));
+  CHECK_FALSE(std::filesystem::exists(file));
 }

@@ -2,6 +2,7 @@
 //
 // The default sink prints "hookforge warning: ..." to stderr. Replace it to
 // route warnings to a logger, or capture them in a test with `capture_warnings`.
+// No {fmt} here: the torch layer (the Trainer) warns too, and its headers do not include it.
 #pragma once
 
 #include <cstdio>
@@ -11,8 +12,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <fmt/core.h>
 
 namespace hookforge {
 
@@ -27,7 +26,7 @@ class binding_error : public std::runtime_error {
 namespace detail {
 inline warning_sink& sink_storage() {
   static warning_sink sink = [](std::string_view text) {
-    fmt::print(stderr, "hookforge warning: {}\n", text);
+    std::fprintf(stderr, "hookforge warning: %.*s\n", static_cast<int>(text.size()), text.data());
   };
   return sink;
 }

@@ -184,8 +184,9 @@ Entry call_model(M& model, const Entry& in) {
   static_assert(
       entry_model<M>,
       "hookforge: the model must take the batch as an Entry: give it "
-      "`forward(const hookforge::Entry&)` returning a Tensor or an Entry, or pass a "
-      "callable such as `[&](const hookforge::Entry& e) { return net(e.at(\"input\")); }`");
+      "`forward(const hookforge::Entry&)` returning a Tensor or an Entry (a module that picks "
+      "its input field). A callable on an Entry also runs, but hides the module: a Trainer "
+      "then saves none of its weights and cannot put it in eval() mode");
   if constexpr (!entry_model<M>)
     return {};
   else if constexpr (detail::forward_through_pointer<M>)

@@ -65,6 +65,7 @@
 #include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
+#include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
@@ -179,7 +180,18 @@ class Trainer : private detail::trainer_actions {
     if (options_.epochs < 0) throw std::invalid_argument("Trainer: epochs must be >= 0");
     if (options_.val_interval < 0)
       throw std::invalid_argument("Trainer: val_interval must be >= 0");
-    if constexpr (runners_ok) check_sections();
+    if constexpr (runners_ok) {
+      check_sections();
+      // A callable hides its module: it cannot be put in eval() mode, and a checkpoint
+      // would lose its weights, which write_checkpoint refuses. Training still works (a
+      // model without weights, or weights the user saves), so this warns rather than throws.
+      if (detail::checkpoint_modules(model).empty())
+        warn(
+            "Trainer: the model is a callable without a torch::nn::Module (a lambda?): "
+            "validation cannot put it in eval() mode, and save_checkpoint refuses (a checkpoint "
+            "would hold none of its weights). Give the Trainer the module itself (its forward "
+            "taking a const hookforge::Entry&)");
+    }
   }
 
   /// Train until `options.epochs` epochs are complete (counting epochs of a loaded checkpoint),
@@ -515,7 +527,12 @@ class Trainer : private detail::trainer_actions {
   }
 
   void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
-    // What cannot be saved is refused before the hooks prepare the model for saving.
+    // What cannot be saved is refused before the hooks prepare the model for saving. A
+    // checkpoint without a module would resume with the weights it was not given: refused.
+    if (detail::checkpoint_modules(*model_).empty())
+      throw std::logic_error(
+          "Trainer::save_checkpoint: the model is a callable without a torch::nn::Module, so "
+          "the checkpoint would hold none of its weights; give the Trainer the module itself");
     saving_progress_ = progress_state();
     state_map extra;
     Ctx ctx = context();
