@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <optional>
 #include <ranges>
 #include <set>
 #include <stdexcept>
@@ -441,7 +440,7 @@ struct torch_numbered : torch::data::datasets::Dataset<torch_numbered> {
     return {torch::full({1, 2}, static_cast<double>(i)),
             torch::tensor(static_cast<std::int64_t>(i))};
   }
-  std::optional<std::size_t> size() const override { return 6; }
+  torch::optional<std::size_t> size() const override { return 6; }  // c10::optional in 1.13
 };
 }  // namespace
 

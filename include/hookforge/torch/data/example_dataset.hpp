@@ -21,7 +21,6 @@
 #include <concepts>
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -36,9 +35,11 @@ namespace hookforge {
 
 /// A LibTorch dataset of torch::data::Example<>: get_batch(indices) gives one example per
 /// index (Dataset<D, Example<>> has it, calling get(i) for each), size() a known size.
+/// size() returns torch::optional<size_t>: c10::optional in LibTorch 1.13, std::optional in 2.x.
 template <class D>
 concept torch_example_source = requires(D& d, const D& cd, std::size_t i) {
-  { cd.size() } -> std::convertible_to<std::optional<std::size_t>>;
+  { cd.size().has_value() } -> std::convertible_to<bool>;
+  { *cd.size() } -> std::convertible_to<std::size_t>;
   {
     d.get_batch(c10::ArrayRef<std::size_t>(i))
   } -> std::same_as<std::vector<torch::data::Example<>>>;
@@ -63,8 +64,9 @@ class example_dataset {
   explicit example_dataset(std::shared_ptr<D> source, example_fields fields = {})
       : source_(std::move(source)), fields_(std::move(fields)) {
     if (!source_) throw std::invalid_argument("example_dataset: source must not be null");
-    const std::optional<std::size_t> n = std::as_const(*source_).size();
-    if (!n) throw std::invalid_argument("example_dataset: the source's size() must be known");
+    const auto n = std::as_const(*source_).size();
+    if (!n.has_value())
+      throw std::invalid_argument("example_dataset: the source's size() must be known");
     size_ = *n;
     if (fields_.data.empty() || fields_.target.empty() || fields_.data == fields_.target)
       throw std::invalid_argument("example_dataset: the data and target fields must be two names");
