@@ -12,6 +12,7 @@ purpose=${1:?usage: fresh_machine.sh PURPOSE [--build]}
 build=${2:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 root=$(mktemp -d "${TMPDIR:-/var/tmp}/hookforge-fresh.XXXXXX")
+chmod 755 "$root"  # its /: packages that run scripts as a user of their own (munge) need to enter it
 mounts=(proc sys dev dev/pts)
 
 unmount() {

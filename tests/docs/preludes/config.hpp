@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "tests/docs/preludes/counter.hpp"
+
 namespace cfg = hookforge::config;
 namespace points = hookforge::points;
 
@@ -34,15 +36,6 @@ struct Component {
   virtual ~Component() = default;
 };
 HOOKFORGE_DECLARE_KIND(component, Component);
-
-struct Counter {
-  Counter(int start, std::string label = "") : count(start), label(std::move(label)) {}
-  void tick(TrainCtx&) { ++count; }
-  int count;
-  std::string label;
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, points::on_post_step));
-};
 
 struct Shape {
   virtual ~Shape() = default;

@@ -9,14 +9,8 @@
 #include <memory>
 #include <string>
 
-struct Counter {
-  Counter(int start, std::string label = "") : count(start), label(std::move(label)) {}
-  void tick(auto&) { ++count; }
-  int count;
-  std::string label;
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(tick, points::on_post_step));
-};
+#include "tests/docs/preludes/counter.hpp"
+
 struct Shape {
   virtual ~Shape() = default;
 };
