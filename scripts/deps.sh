@@ -21,7 +21,7 @@ run=(
   libyaml-cpp-dev       # the config layer reads YAML with yaml-cpp
   libgloo-dev           # Gloo's headers, which c10d's include: hookforge-run --nproc (without it, one rank only)
   gnuplot-nox           # MetricsPlot draws metrics.png with it (a run without it only warns)
-  libopenblas0-pthread  # LibTorch's CPU BLAS instead of the reference one (the README's note on BLAS)
+  libopenblas0-pthread  # LibTorch's CPU BLAS instead of the reference one (docs/benchmarks.md, "BLAS")
 )
 test=(
   catch2                # the unit tests' framework (tests/CMakeLists.txt requires Catch2 2)
