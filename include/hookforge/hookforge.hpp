@@ -1,10 +1,12 @@
 // hookforge/hookforge.hpp — the torch-free core (targets hookforge::core and hookforge::hookforge):
-// points, bindings, checks, static dispatch, wrappers, runtime hooks, binding tables.
+// points, bindings, batch fields, checks, static dispatch, wrappers, runtime hooks, binding tables.
 #pragma once
 
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/binding_table.hpp"
 #include "hookforge/core/checks.hpp"  // first included here: keeps its "included from" chain short
+#include "hookforge/core/field_checks.hpp"  // the same
+#include "hookforge/core/fields.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/hook_set.hpp"
 #include "hookforge/core/hook_traits.hpp"

@@ -31,11 +31,12 @@ HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_vi
     for (;
          r < dynamic.size() && (!next || runs_before({dynamic[r].priority, runtime_index}, *next));
          ++r)
-      rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true});
+      rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true, {}});
   };
   for (const auto& f : fixed) {
     append_dynamic_before(&f.key);
-    rows.push_back({point, std::string(f.hook), std::string(f.method), f.priority, false});
+    rows.push_back({point, std::string(f.hook), std::string(f.method), f.priority, false,
+                    std::string(f.fields)});
   }
   append_dynamic_before(nullptr);
 }
@@ -57,6 +58,7 @@ HOOKFORGE_INLINE std::string format_binding_table(std::string_view component,
       detail::append_padded(out, level, 18);
       out.append(" ");
       out.append(r.hook).append("::").append(r.method);
+      if (!r.fields.empty()) out.append("   ").append(r.fields);
       out.append(r.runtime ? "   [runtime]\n" : "\n");
     }
     if (!any) {

@@ -7,6 +7,8 @@
 //     on_post_backward
 //       HIGH (30)     GradientClip::clip_all_grads
 //       NORMAL (50)   GradientNormLogger::log_grad_norm   [runtime]
+//     on_post_step
+//       NORMAL (50)   SrLogger::log   reads lr, output; writes sr    (a hook's `fields`)
 //     on_epoch_end    -
 #pragma once
 
@@ -28,7 +30,8 @@ struct binding_row {
   std::string hook;
   std::string method;
   int priority;
-  bool runtime;  ///< attached as an any_hook (config-driven)
+  bool runtime;        ///< attached as an any_hook (config-driven)
+  std::string fields;  ///< what the handler reads and writes (fields.hpp); "" when undeclared
 };
 
 namespace detail {
@@ -40,7 +43,8 @@ struct static_row {
   std::string_view hook;
   std::string_view method;
   int priority;
-  order_key key;  ///< where runtime handlers merge in (order.hpp)
+  order_key key;            ///< where runtime handlers merge in (order.hpp)
+  std::string_view fields;  ///< "reads lr; writes sr" (fields.hpp); "" when undeclared
 };
 
 /// A runtime handler as runtime_hooks describes it for the table.

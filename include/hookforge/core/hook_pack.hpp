@@ -30,7 +30,7 @@
 
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/binding_table.hpp"
-#include "hookforge/core/checks.hpp"
+#include "hookforge/core/field_checks.hpp"  // with checks.hpp and fields.hpp
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/order.hpp"
 #include "hookforge/core/point.hpp"
@@ -168,7 +168,7 @@ constexpr auto static_rows() {
     using hooks = type_list<Hooks...>;
     ((rows[K] = {hook_name<type_at_t<order[K].hook, hooks>>(),
                  type_at_t<order[K].binding, bindings_of<type_at_t<order[K].hook, hooks>>>::method,
-                 order[K].priority, order[K].key()}),
+                 order[K].priority, order[K].key(), handler_fields_text_at<order[K], Hooks...>()}),
      ...);
   }(std::make_index_sequence<order.size()>{});
   return rows;
@@ -223,6 +223,19 @@ class hook_pack {
     (check::handler_capture_safe<Hooks, detail::attach_report<Runner, Hooks>::captured::method_name,
                                  typename detail::attach_report<Runner, Hooks>::captured_point,
                                  Runner, detail::attach_report<Runner, Hooks>::capture_ok>(),
+     ...);
+    // The batch fields (field_checks.hpp): reads<> and writes<> name handlers, batch_fields names
+    // the runner's points, and each read field is there where its handler runs.
+    (check::fields_name_handlers<Hooks, detail::field_methods_report<Hooks>::method,
+                                 detail::field_methods_report<Hooks>::known>(),
+     ...);
+    using batch = detail::runner_fields<Runner>;
+    check::fields_at_runner_point<Runner, typename batch::foreign_point,
+                                  std::is_void_v<typename batch::foreign_point>>();
+    (check::handler_reads_present<Hooks, fields_report<Hooks>::binding::method_name,
+                                  fields_report<Hooks>::field, typename fields_report<Hooks>::point,
+                                  Runner, typename fields_report<Hooks>::present,
+                                  fields_report<Hooks>::provided>(),
      ...);
     using keys = detail::state_key_report<Hooks...>;
     check::state_keys_distinct<typename keys::first, typename keys::second, Runner,
@@ -402,6 +415,9 @@ class hook_pack {
     else
       detail::append_rows(rows, P::name, fixed, {}, runtime_index);
   }
+
+  template <class H>
+  using fields_report = detail::fields_report<Runner, H, detail::type_list<Hooks...>>;
 
   slots hooks_;
 };
