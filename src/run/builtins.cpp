@@ -7,6 +7,7 @@
 #include "hookforge/hooks.hpp"
 #include "hookforge/images/image_folder.hpp"
 #include "hookforge/run/dataset.hpp"
+#include "hookforge/run/field_flow.hpp"
 #include "hookforge/run/hooks.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
@@ -65,17 +66,19 @@ auto adam_options() {
 /// A loss comparing two fields of the batch.
 template <class L>
 auto field_pair_options() {
-  return cfg::options<L>(cfg::field("output_field", &L::output_field),
-                         cfg::field("target_field", &L::target_field));
+  return cfg::options<L>(cfg::field("output_field", &L::output_field).naming(run::batch_field),
+                         cfg::field("target_field", &L::target_field).naming(run::batch_field));
 }
 
 /// PSNR's and SSIM's parameters.
 template <class M>
 auto image_metric_options() {
-  return cfg::options<M>(
-      cfg::field("data_range", &M::data_range), cfg::field("crop_border", &M::crop_border),
-      cfg::field("y_channel", &M::y_channel), cfg::field("output_field", &M::output_field),
-      cfg::field("target_field", &M::target_field), cfg::field("name", &M::name));
+  return cfg::options<M>(cfg::field("data_range", &M::data_range),
+                         cfg::field("crop_border", &M::crop_border),
+                         cfg::field("y_channel", &M::y_channel),
+                         cfg::field("output_field", &M::output_field).naming(run::batch_field),
+                         cfg::field("target_field", &M::target_field).naming(run::batch_field),
+                         cfg::field("name", &M::name));
 }
 
 /// A scheduler over `o`, keeping it alive.
@@ -94,14 +97,16 @@ HOOKFORGE_REGISTER_AS(model, "ESPCN", run::module_model<ESPCN>,
                                                   cfg::field("features", &espcn_options::features),
                                                   cfg::field("residual", &espcn_options::residual),
                                                   cfg::field("input_field",
-                                                             &espcn_options::input_field)));
+                                                             &espcn_options::input_field)
+                                                      .naming(run::loaded_field)));
 HOOKFORGE_REGISTER_AS(
     model, "MLP", run::module_model<MLP>,
-    cfg::options<mlp_options>(cfg::field("in_features", &mlp_options::in_features),
-                              cfg::field("hidden", &mlp_options::hidden),
-                              cfg::field("out_features", &mlp_options::out_features),
-                              cfg::field("activation", &mlp_options::activation),
-                              cfg::field("input_field", &mlp_options::input_field)));
+    cfg::options<mlp_options>(
+        cfg::field("in_features", &mlp_options::in_features),
+        cfg::field("hidden", &mlp_options::hidden),
+        cfg::field("out_features", &mlp_options::out_features),
+        cfg::field("activation", &mlp_options::activation),
+        cfg::field("input_field", &mlp_options::input_field).naming(run::loaded_field)));
 HOOKFORGE_REGISTER_AS(model, "PatchDiscriminator", run::module_model<PatchDiscriminator>,
                       cfg::options<patch_discriminator_options>(
                           cfg::field("channels", &patch_discriminator_options::channels),
@@ -229,9 +234,10 @@ HOOKFORGE_REGISTER_AS(loss, "L1", run::criterion_loss<L1Loss>, field_pair_option
 HOOKFORGE_REGISTER_AS(loss, "MSE", run::criterion_loss<MSELoss>, field_pair_options<MSELoss>());
 HOOKFORGE_REGISTER_AS(
     loss, "Charbonnier", run::criterion_loss<CharbonnierLoss>,
-    cfg::options<CharbonnierLoss>(cfg::field("eps", &CharbonnierLoss::eps),
-                                  cfg::field("output_field", &CharbonnierLoss::output_field),
-                                  cfg::field("target_field", &CharbonnierLoss::target_field)));
+    cfg::options<CharbonnierLoss>(
+        cfg::field("eps", &CharbonnierLoss::eps),
+        cfg::field("output_field", &CharbonnierLoss::output_field).naming(run::batch_field),
+        cfg::field("target_field", &CharbonnierLoss::target_field).naming(run::batch_field)));
 HOOKFORGE_REGISTER_AS(loss, "WeightedSum", run::weighted_sum_loss,
                       cfg::arg<std::vector<run::weighted_term_config>>("terms"));
 HOOKFORGE_REGISTER_AS(loss, "GANDiscriminatorLoss", run::criterion_loss<GANDiscriminatorLoss>,
@@ -247,19 +253,23 @@ HOOKFORGE_REGISTER_AS(loss, "GANGeneratorLoss", run::criterion_loss<GANGenerator
 
 HOOKFORGE_REGISTER_AS(metric, "PSNR", run::metric_of<PSNR>, image_metric_options<PSNR>());
 HOOKFORGE_REGISTER_AS(metric, "SSIM", run::metric_of<SSIM>, image_metric_options<SSIM>());
-HOOKFORGE_REGISTER_AS(metric, "MAE", run::metric_of<MAE>,
-                      cfg::options<MAE>(cfg::field("output_field", &MAE::output_field),
-                                        cfg::field("target_field", &MAE::target_field),
-                                        cfg::field("name", &MAE::name)));
-HOOKFORGE_REGISTER_AS(metric, "MSE", run::metric_of<MSE>,
-                      cfg::options<MSE>(cfg::field("output_field", &MSE::output_field),
-                                        cfg::field("target_field", &MSE::target_field),
-                                        cfg::field("name", &MSE::name)));
-HOOKFORGE_REGISTER_AS(metric, "Accuracy", run::metric_of<Accuracy>,
-                      cfg::options<Accuracy>(cfg::field("top_k", &Accuracy::top_k),
-                                             cfg::field("output_field", &Accuracy::output_field),
-                                             cfg::field("target_field", &Accuracy::target_field),
-                                             cfg::field("name", &Accuracy::name)));
+HOOKFORGE_REGISTER_AS(
+    metric, "MAE", run::metric_of<MAE>,
+    cfg::options<MAE>(cfg::field("output_field", &MAE::output_field).naming(run::batch_field),
+                      cfg::field("target_field", &MAE::target_field).naming(run::batch_field),
+                      cfg::field("name", &MAE::name)));
+HOOKFORGE_REGISTER_AS(
+    metric, "MSE", run::metric_of<MSE>,
+    cfg::options<MSE>(cfg::field("output_field", &MSE::output_field).naming(run::batch_field),
+                      cfg::field("target_field", &MSE::target_field).naming(run::batch_field),
+                      cfg::field("name", &MSE::name)));
+HOOKFORGE_REGISTER_AS(
+    metric, "Accuracy", run::metric_of<Accuracy>,
+    cfg::options<Accuracy>(
+        cfg::field("top_k", &Accuracy::top_k),
+        cfg::field("output_field", &Accuracy::output_field).naming(run::batch_field),
+        cfg::field("target_field", &Accuracy::target_field).naming(run::batch_field),
+        cfg::field("name", &Accuracy::name)));
 
 // --- datasets and loaders --------------------------------------------------------------------
 
@@ -368,7 +378,7 @@ HOOKFORGE_REGISTER(
     runner_hook, BatchImageSaver,
     cfg::options<batch_image_saver_options>(
         cfg::field("out_dir", &batch_image_saver_options::out_dir, cfg::required).output_path(),
-        cfg::field("fields", &batch_image_saver_options::fields),
+        cfg::field("fields", &batch_image_saver_options::fields).naming(run::batch_field),
         cfg::field("batches", &batch_image_saver_options::batches),
         cfg::field("every", &batch_image_saver_options::every),
         cfg::field("max_images", &batch_image_saver_options::max_images),
@@ -406,10 +416,11 @@ HOOKFORGE_REGISTER(
         cfg::field("strict", &early_stopping_options::strict),
         cfg::field("check_finite", &early_stopping_options::check_finite),
         cfg::field("stopping_threshold", &early_stopping_options::stopping_threshold)));
-HOOKFORGE_REGISTER(training_hook, EdgeEnhancedInput,
-                   cfg::options<edge_enhanced_input_options>(
-                       cfg::field("field", &edge_enhanced_input_options::field),
-                       cfg::field("eps", &edge_enhanced_input_options::eps)));
+HOOKFORGE_REGISTER(
+    training_hook, EdgeEnhancedInput,
+    cfg::options<edge_enhanced_input_options>(
+        cfg::field("field", &edge_enhanced_input_options::field).naming(run::loaded_field),
+        cfg::field("eps", &edge_enhanced_input_options::eps)));
 HOOKFORGE_REGISTER(hook, EMA,
                    cfg::factory([](model_ptr model, double momentum, std::int64_t begin_iter,
                                    bool update_buffers) {
@@ -478,7 +489,8 @@ HOOKFORGE_REGISTER(
     cfg::arg<std::filesystem::path>("out_dir", {}).output_path(),
     cfg::arg<std::int64_t>("images", 0),
     cfg::arg<std::vector<std::string>>("image_fields",
-                                       std::vector<std::string>{"input", "output", "target"}),
+                                       std::vector<std::string>{"input", "output", "target"})
+        .naming(run::validation_batch_field),
     cfg::arg<std::pair<double, double>>("value_range", std::pair<double, double>{0.0, 1.0}),
     cfg::arg<bool>("config", true));
 HOOKFORGE_REGISTER(training_hook, LRWarmup,

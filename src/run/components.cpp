@@ -2,6 +2,7 @@
 // GANTrainingRunner), the validation runner and the Trainer, each taking its hooks from
 // the config. Instantiates the hookforge::Trainer for each pair of runner types.
 // link_components() is called by hookforge::run::main (see registrations.hpp).
+#include "hookforge/run/field_flow.hpp"
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/runners.hpp"
 #include "hookforge/run/trainer.hpp"
@@ -19,20 +20,21 @@ HOOKFORGE_REGISTER_AS(training_runner, "TrainingEpochRunner", run::epoch_trainin
                           cfg::field("metrics", &run::training_config::metrics),
                           cfg::field("hooks", &run::training_config::hooks)));
 
-#define HOOKFORGE_RUN_GAN_FIELDS                                                   \
-  cfg::options<run::gan_config>(                                                   \
-      cfg::field("discriminator", &run::gan_config::discriminator, cfg::required), \
-      cfg::field("d_optimizer", &run::gan_config::d_optimizer, cfg::required),     \
-      cfg::field("g_optimizer", &run::gan_config::g_optimizer, cfg::required),     \
-      cfg::field("d_loss", &run::gan_config::d_loss, cfg::required),               \
-      cfg::field("g_loss", &run::gan_config::g_loss, cfg::required),               \
-      cfg::field("step_ratio", &run::gan_config::step_ratio),                      \
-      cfg::field("mixed_precision", &run::gan_config::mixed_precision),            \
-      cfg::field("real_field", &run::gan_config::real_field),                      \
-      cfg::field("fake_field", &run::gan_config::fake_field),                      \
-      cfg::field("discriminator_fields", &run::gan_config::discriminator_fields),  \
-      cfg::field("d_real_for_g", &run::gan_config::d_real_for_g),                  \
-      cfg::field("metrics", &run::gan_config::metrics),                            \
+#define HOOKFORGE_RUN_GAN_FIELDS                                                       \
+  cfg::options<run::gan_config>(                                                       \
+      cfg::field("discriminator", &run::gan_config::discriminator, cfg::required),     \
+      cfg::field("d_optimizer", &run::gan_config::d_optimizer, cfg::required),         \
+      cfg::field("g_optimizer", &run::gan_config::g_optimizer, cfg::required),         \
+      cfg::field("d_loss", &run::gan_config::d_loss, cfg::required),                   \
+      cfg::field("g_loss", &run::gan_config::g_loss, cfg::required),                   \
+      cfg::field("step_ratio", &run::gan_config::step_ratio),                          \
+      cfg::field("mixed_precision", &run::gan_config::mixed_precision),                \
+      cfg::field("real_field", &run::gan_config::real_field).naming(run::batch_field), \
+      cfg::field("fake_field", &run::gan_config::fake_field).naming(run::batch_field), \
+      cfg::field("discriminator_fields", &run::gan_config::discriminator_fields)       \
+          .naming(run::batch_field),                                                   \
+      cfg::field("d_real_for_g", &run::gan_config::d_real_for_g),                      \
+      cfg::field("metrics", &run::gan_config::metrics),                                \
       cfg::field("hooks", &run::gan_config::hooks))
 HOOKFORGE_REGISTER_AS(training_runner, "GANTrainingRunner", run::GANRunnerComponent,
                       HOOKFORGE_RUN_GAN_FIELDS);

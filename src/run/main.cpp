@@ -400,6 +400,7 @@ int run_main(int argc, char** argv) {
                cli.config ? *cli.config : std::string(embedded_name), settings().device.str(),
                work_dir.string());
     fmt::print("{}", trainer->format_bindings());
+    fmt::print("\n{}", trainer->batch_fields().format());
     if (warnings.empty()) {
       fmt::print("\nwarnings: none\n");
     } else {

@@ -258,7 +258,11 @@ train:
   CHECK(rec2->big == 0);
   CHECK(!rec2->flag);
   auto clip = hook_object<Clip>(r, "hooks.clip");
-  CHECK(r.b->named_references().empty());  // `watch` not given: nothing to check
+  // `watch` not given: its default is noted, not written, at the key it would have
+  REQUIRE(r.b->named_references().size() == 1);
+  CHECK_FALSE(r.b->named_references()[0].written);
+  CHECK(r.b->named_references()[0].key == "hooks.clip.params.watch");
+  CHECK(r.b->named_references()[0].name.empty());
   CHECK(clip->options.max_norm == 0.5);
   CHECK(clip->options.norm_type == 2);
   CHECK(clip->options.groups == strings{"g", "h"});

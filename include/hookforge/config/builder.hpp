@@ -73,6 +73,13 @@ struct named_reference {
   std::string name;
   location where;
   std::string key;
+  /// false where the config leaves the value out and `name` is its default: `where` is
+  /// then the entry's, and `key` the key it would have.
+  bool written = true;
+  /// For a name a hook's handler uses (a batch field it reads): "Hook::method" and the
+  /// points it is bound to in this entry. Empty for an option's value.
+  std::string reader{};
+  std::vector<std::string> points{};
 };
 
 class builder {

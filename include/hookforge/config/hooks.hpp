@@ -57,6 +57,7 @@
 #include "hookforge/config/keys.hpp"
 #include "hookforge/config/register.hpp"
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/fields.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/priority.hpp"
 #include "hookforge/core/runner.hpp"
@@ -351,6 +352,12 @@ class hook_handle {
   std::vector<binding_origin> origins_;
 };
 
+/// What builder::named_references notes for each batch field a hook's handler declares it
+/// reads or writes (core/fields.hpp), with the points it is bound to in its entry: the run
+/// follows them (run/field_flow.hpp).
+inline constexpr std::string_view handler_reads_field = "a field a hook's handler reads";
+inline constexpr std::string_view handler_writes_field = "a field a hook's handler writes";
+
 template <>
 struct kind_traits<hook_handle> {
   static constexpr std::string_view name = "hook";
@@ -371,6 +378,7 @@ struct kind_traits<hook_handle> {
     if (auto r = entry.find("rank_zero_only")) h.rank_zero_only_ = b.read<bool>(*r);
     h.silenced_ = h.rank_zero_only_ && b.options().rank != 0;
     read_bindings(b, entry, params, h);
+    note_fields<T>(b, entry, h);
     h.instance_ = object;
     h.object_ = std::move(object);
     if (auto filter = read_filter(b, entry)) {
@@ -385,6 +393,26 @@ struct kind_traits<hook_handle> {
   }
 
  private:
+  /// The fields T's handlers declare, noted with each handler's points here (its entry's
+  /// `bindings:` where given, else its own).
+  template <class T>
+  static void note_fields(builder& b, const value& entry, const hook_handle& h) {
+    for (const auto& use : field_use_of<T>()) {
+      std::vector<std::string> points;
+      if (auto it = h.options_.bindings.find(use.method); it != h.options_.bindings.end())
+        points = it->second;
+      else
+        for (const auto& mp : list_bindings<T>())
+          if (mp.method == use.method) points.emplace_back(mp.point);
+      const auto reader = fmt::format("{}::{}", h.type_->name, use.method);
+      for (auto [what, fields] : {std::pair{handler_reads_field, &use.reads},
+                                  std::pair{handler_writes_field, &use.writes}})
+        for (auto field : *fields)
+          b.note_name({std::string(what), std::string(field), entry.where(), entry.key(), true,
+                       reader, points});
+    }
+  }
+
   static void read_bindings(builder& b, const value& entry, const std::optional<value>& params,
                             hook_handle& h) {
     auto beside = entry.find("bindings");

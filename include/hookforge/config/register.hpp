@@ -61,7 +61,8 @@ struct arg {
   using type = T;
   std::string_view name;
   std::optional<T> fallback;
-  bool output = false;  ///< a path the run writes to (output_path)
+  bool output = false;       ///< a path the run writes to (output_path)
+  std::string_view names{};  ///< what a written string names (naming), checked once built
 
   explicit arg(std::string_view n) : name(n) {}
   arg(std::string_view n, T default_value) : name(n), fallback(std::move(default_value)) {}
@@ -73,6 +74,16 @@ struct arg {
   {
     arg a = *this;
     a.output = true;
+    return a;
+  }
+
+  /// As field_spec::naming, for a value the config writes (a factory's default is not noted:
+  /// a factory may not use it).
+  arg naming(std::string_view what) const
+    requires std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<std::string>>
+  {
+    arg a = *this;
+    a.names = what;
     return a;
   }
 };
@@ -125,11 +136,13 @@ struct field_spec {
     return f;
   }
 
-  /// The field's string names something known only once everything is built (`what`: "a
-  /// validation score"): the builder notes it with its place (builder::named_references),
-  /// for the program to check then. `field("monitor", &o::monitor).naming(...)`.
+  /// The field's string (or each string of a list) names something known only once
+  /// everything is built (`what`: "a validation score", "a field of the batch"): the
+  /// builder notes it with its place (builder::named_references), for the program to check
+  /// then; a default the config leaves out is noted too, at its entry.
+  /// `field("monitor", &o::monitor).naming(...)`.
   field_spec naming(std::string_view what) const
-    requires std::is_same_v<M, std::string>
+    requires std::is_same_v<M, std::string> || std::is_same_v<M, std::vector<std::string>>
   {
     field_spec f = *this;
     f.names = what;
@@ -229,6 +242,19 @@ inline std::vector<std::string> names_of(const std::vector<param_info>& params) 
   return out;
 }
 
+/// A value read from `v` that names `what` (naming): noted, each item of a list at its own key.
+template <class M>
+void note_names(builder& b, std::string_view what, const value& v, const M& x) {
+  if (what.empty()) return;
+  if constexpr (std::is_same_v<M, std::string>) {
+    b.note_name({std::string(what), x, v.where(), v.key()});
+  } else if constexpr (std::is_same_v<M, std::vector<std::string>>) {
+    const auto items = b.doc().resolve(v).elements();
+    for (std::size_t i = 0; i < x.size() && i < items.size(); ++i)
+      b.note_name({std::string(what), x[i], items[i].where(), items[i].key()});
+  }
+}
+
 /// Reads field `f` of `out` from `v`, checked by f.valid.
 template <class Opts, class M>
 void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>& f) {
@@ -239,8 +265,7 @@ void read_field(builder& b, const value& v, Opts& out, const field_spec<Opts, M>
   }();
   if (f.valid && !f.valid(x))
     throw config_error(v.where(), v.key(), f.valid_expected, v.describe());
-  if constexpr (std::is_same_v<M, std::string>)
-    if (!f.names.empty()) b.note_name({std::string(f.names), x, v.where(), v.key()});
+  note_names(b, f.names, v, x);
   if constexpr (std::is_same_v<M, std::filesystem::path>)
     if (f.output) x = b.output_path(v, x);
   out.*(f.member) = std::move(x);
@@ -291,7 +316,9 @@ class param_reader {
     if (auto v = find(a.name)) {
       if constexpr (std::is_same_v<T, std::filesystem::path>)
         if (a.output) return b_.output_path(*v, b_.template read<T>(*v));
-      return b_.template read<T>(*v);
+      T x = b_.template read<T>(*v);
+      note_names(b_, a.names, *v, x);
+      return x;
     }
     if (a.fallback) return *a.fallback;
     if constexpr (is_optional<T>) return T{};
@@ -304,9 +331,25 @@ class param_reader {
       read_field(b_, *v, out, f);
     else if (f.required)
       missing(f.name, value_traits<M>::expected());
+    else if constexpr (std::is_same_v<M, std::string> ||
+                       std::is_same_v<M, std::vector<std::string>>)
+      if (!f.names.empty()) note_default(f.names, out.*(f.member), f.name);
   }
 
  private:
+  /// A `naming` field left out: its default (one name or a list) noted at the entry.
+  template <class M>
+  void note_default(std::string_view what, const M& fallback, std::string_view name) {
+    const auto key = detail::join_key(detail::join_key(entry_.key(), "params"), name);
+    if constexpr (std::is_same_v<M, std::string>) {
+      b_.note_name({std::string(what), fallback, entry_.where(), key, false});
+    } else {
+      for (std::size_t i = 0; i < fallback.size(); ++i)
+        b_.note_name(
+            {std::string(what), fallback[i], entry_.where(), fmt::format("{}[{}]", key, i), false});
+    }
+  }
+
   builder& b_;
   const value& entry_;
   std::string_view class_name_;

@@ -170,6 +170,13 @@ class ImageFolder {
             {"bicubic", cut(image.bicubic, o.scale)}};
   }
 
+  /// The fields of every sample (see the top of this file), for the checks made before
+  /// training.
+  std::vector<std::string> field_names() const {
+    if (shared_->options.scale == 1) return {"input"};
+    return {"input", "target", "bicubic"};
+  }
+
   /// The files, in the dataset's order.
   const std::vector<std::filesystem::path>& files() const noexcept { return shared_->files; }
   const image_folder_options& options() const noexcept { return shared_->options; }

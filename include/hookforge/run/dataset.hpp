@@ -4,8 +4,9 @@
 //     train: {_target: Sine, params: {count: 512, seed: 1}}
 //
 // A dataset entry builds a `std::shared_ptr<hookforge::run::Dataset>`: size() and get(i),
-// as any hookforge::dataset (torch/data/dataset.hpp). `any_dataset` is the cheap-to-copy
-// handle a DataLoader holds. Register a dataset class with `dataset_of`:
+// as any hookforge::dataset (torch/data/dataset.hpp), and the fields its samples have where
+// the class says them (`field_names()`), for the checks made before training. `any_dataset` is the
+// cheap-to-copy handle a DataLoader holds. Register a dataset class with `dataset_of`:
 //
 //   HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages",
 //   hookforge::run::dataset_of<hookforge::ProceduralImages>,
@@ -58,6 +59,9 @@ class Dataset {
   /// What the dataset warned of while it was built (ImageFolder: a dangling link), for
   /// --strict to refuse.
   virtual std::vector<std::string> warnings() const { return {}; }
+  /// The fields every sample has, for the field checks made before training (field_flow.hpp);
+  /// nullopt where the dataset does not say.
+  virtual std::optional<std::vector<std::string>> fields() const { return std::nullopt; }
 };
 
 namespace detail {
@@ -109,6 +113,12 @@ class dataset_of final : public Dataset {
     if constexpr (requires { data_.warnings(); })
       return {data_.warnings().begin(), data_.warnings().end()};
     return {};
+  }
+  /// D's field_names(), where it says them.
+  std::optional<std::vector<std::string>> fields() const override {
+    if constexpr (requires { data_.field_names(); })
+      return std::vector<std::string>(data_.field_names());
+    return std::nullopt;
   }
   const D& data() const { return data_; }
 

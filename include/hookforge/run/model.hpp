@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -48,6 +49,9 @@ class Model {
   /// The module (hookforge::module_of finds it here).
   virtual std::shared_ptr<torch::nn::Module> ptr() const = 0;
   torch::nn::Module& module() const { return *ptr(); }
+  /// The fields forward() adds to the batch, for the field checks made before training
+  /// (field_flow.hpp); nullopt where the model does not say.
+  virtual std::optional<std::vector<std::string>> output_fields() const { return std::nullopt; }
 };
 
 namespace detail {
@@ -97,6 +101,16 @@ class module_model final : public Model {
 
   Entry forward(const Entry& batch) override { return call_model(net_, batch); }
   std::shared_ptr<torch::nn::Module> ptr() const override { return net_.ptr(); }
+  /// "output" for a forward returning a Tensor; an Entry's fields where the module says
+  /// them (`output_fields()`).
+  std::optional<std::vector<std::string>> output_fields() const override {
+    using returned = decltype(std::declval<Holder&>()->forward(std::declval<const Entry&>()));
+    if constexpr (std::is_same_v<std::remove_cvref_t<returned>, torch::Tensor>)
+      return std::vector<std::string>{"output"};
+    else if constexpr (requires { net_->output_fields(); })
+      return std::vector<std::string>(net_->output_fields());
+    return std::nullopt;
+  }
   Holder& net() { return net_; }
 
  private:
@@ -147,6 +161,9 @@ class pretrained_model final : public Model {
 
   Entry forward(const Entry& batch) override { return inner_->forward(batch); }
   std::shared_ptr<torch::nn::Module> ptr() const override { return inner_->ptr(); }
+  std::optional<std::vector<std::string>> output_fields() const override {
+    return inner_->output_fields();
+  }
 
  private:
   static pretrained_options options_of(const pretrained_config& config) {

@@ -51,6 +51,7 @@
 #include "hookforge/hooks/hook_profiler.hpp"
 #include "hookforge/run/data_checks.hpp"
 #include "hookforge/run/distributed.hpp"
+#include "hookforge/run/field_flow.hpp"
 #include "hookforge/run/loader.hpp"
 #include "hookforge/run/loss.hpp"
 #include "hookforge/run/model.hpp"
@@ -327,10 +328,13 @@ class TrainerComponent {
   /// What hookforge-run checks once the run is built, before training: the score names
   /// (check_score_names) and, under `strict`, that no loader's dataset warned while it was
   /// built (a dangling link in an ImageFolder, ...): a config_error at that loader.
-  void check_built_run(const config::builder& b, bool strict) const {
+  void check_built_run(const config::builder& b, bool strict) {
     check_score_names(b, strict);
     if (strict) refuse_loader_warnings(b);
+    fields_ = check_fields(b);
   }
+  /// The batch fields check_built_run followed (hookforge-run --check prints them).
+  const field_report& batch_fields() const { return fields_; }
 
   /// Every value of `b` that names a validation score (see validation_score) is one of
   /// validation_scores(): otherwise a warning at its key, which never happens silently at
@@ -342,7 +346,8 @@ class TrainerComponent {
     const std::string listed = scores->empty() ? std::string("none: the run does not validate")
                                                : hookforge::join_names(*scores, ", ");
     for (const auto& r : b.named_references()) {
-      if (r.what != validation_score || r.name.empty() || r.name == "auto") continue;
+      // a default is the class's own concern ("loss" without validation is no mistake)
+      if (r.what != validation_score || !r.written || r.name.empty() || r.name == "auto") continue;
       if (std::find(scores->begin(), scores->end(), r.name) != scores->end()) continue;
       if (strict) {
         const std::vector<std::string_view> candidates(scores->begin(), scores->end());
@@ -360,6 +365,27 @@ class TrainerComponent {
   }
 
  private:
+  /// check_batch_fields over the training and the validation phase (field_flow.hpp).
+  field_report check_fields(const config::builder& b) const {
+    const auto trainer = b.doc().root().find("trainer");
+    const auto params = trainer ? b.doc().resolve(*trainer).find("params") : std::nullopt;
+    if (!params) return {};
+    auto data = [](const std::shared_ptr<Loader>& l) -> const Dataset* {
+      return l ? &l->loader().dataset().underlying() : nullptr;
+    };
+    const auto& c = config_;
+    std::vector<phase_inputs> phases{
+        {"training",
+         {"train_loader", "training_runner", "model", "loss"},
+         data(c.train_loader),
+         c.model.get()},
+        {"validation",
+         {"val_loader", "validation_runner", "model", c.val_loss ? "val_loss" : "loss"},
+         c.validation_runner ? data(c.val_loader) : nullptr,
+         c.model.get()}};
+    return check_batch_fields(b, b.doc().resolve(*params), phases);
+  }
+
   /// A config_error at the trainer's train_loader or val_loader whose dataset warned.
   void refuse_loader_warnings(const config::builder& b) const {
     const auto trainer = b.doc().root().find("trainer");
@@ -375,6 +401,7 @@ class TrainerComponent {
 
   trainer_config config_;
   std::unique_ptr<session> session_;
+  field_report fields_;
 };
 
 }  // namespace hookforge::run

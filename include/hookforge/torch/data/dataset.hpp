@@ -75,6 +75,8 @@ class tensor_dataset {
 
   /// The whole tensors, as given.
   const Entry& fields() const noexcept { return fields_; }
+  /// The fields of every sample, for the checks made before training.
+  std::vector<std::string> field_names() const { return fields_.names(); }
 
  private:
   Entry fields_;

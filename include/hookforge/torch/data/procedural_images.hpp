@@ -32,6 +32,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
@@ -68,6 +70,8 @@ class ProceduralImages {
   /// {"input": [1, size/scale, size/scale], "target": [1, size, size], "bicubic": [1, size,
   /// size]}, float32 on the CPU, in [0, 1]. Throws std::out_of_range past the end.
   Entry get(std::size_t index) const;
+  /// The fields of every sample, for the checks made before training.
+  static std::vector<std::string> field_names() { return {"input", "target", "bicubic"}; }
 
   const procedural_images_options& options() const noexcept { return options_; }
 

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/entry.hpp"
@@ -31,6 +33,8 @@ class SineRegression {
   std::size_t size() const { return static_cast<std::size_t>(options_.count); }
 
   Entry get(std::size_t i) const;
+  /// The fields of every sample, for the checks made before training.
+  static std::vector<std::string> field_names() { return {"input", "target"}; }
 
   const sine_regression_options& options() const { return options_; }
 
