@@ -139,3 +139,15 @@ TEST_CASE("the binding table shows each handler's fields", "[fields]") {
   CHECK(rows[1].fields == "reads lr, output, sr");
   CHECK(rows[2].fields.empty());
 }
+
+TEST_CASE("a runtime hook's handlers show their fields in the table too", "[fields][runtime]") {
+  Runner runner{hookforge::runtime_hooks{}};
+  runner.hooks().attach(hookforge::any_hook<Ctx>(FieldLogger{}));
+  CHECK(runner.hooks().format_table() ==
+        "TestRunner\n"
+        "  on_epoch_start\n"
+        "    NORMAL (50)        FieldLogger::upsample   writes sr   [runtime]\n"
+        "  on_post_step\n"
+        "    NORMAL (50)        FieldLogger::log   reads lr, output, sr   [runtime]\n"
+        "  on_pre_attack                -\n");
+}

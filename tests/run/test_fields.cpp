@@ -71,6 +71,7 @@ namespace {
 /// config_error's message (in `error`).
 struct checked {
   run::field_report report;
+  std::string bindings;  ///< the binding tables, as --check prints them
   std::string error;
 };
 checked check(const std::vector<std::string>& sets, bool strict = false) {
@@ -79,6 +80,7 @@ checked check(const std::vector<std::string>& sets, bool strict = false) {
     auto r = build(sets, strict);
     r.trainer->check_built_run(*r.b, strict);
     out.report = r.trainer->batch_fields();
+    out.bindings = r.trainer->format_bindings();
   } catch (const cfg::config_error& e) {
     out.error = e.what();
   }
@@ -130,8 +132,12 @@ TEST_CASE("a hook of one's own that reads a missing field fails before training"
 
 TEST_CASE("a field a hook writes earlier is there; at a point without a batch nothing is read",
           "[run][fields]") {
-  CHECK(check({"training_runner.params.hooks=[{_target: WritesLr}, {_target: ReadsLr}]"})
-            .error.empty());
+  const auto both =
+      check({"training_runner.params.hooks=[{_target: WritesLr}, {_target: ReadsLr}]"});
+  CHECK(both.error.empty());
+  // --check's tables show what each handler reads and writes
+  CHECK_THAT(both.bindings, Catch::Contains("WritesLr::derive   writes lr   [runtime]"));
+  CHECK_THAT(both.bindings, Catch::Contains("ReadsLr::look   reads lr   [runtime]"));
   CHECK(check({"training_runner.params.hooks=[{_target: ReadsLr, bindings: {look: on_epoch_end}}]"})
             .error.empty());
   // The model's output does not exist before the forward.

@@ -31,7 +31,8 @@ HOOKFORGE_INLINE void append_rows(std::vector<binding_row>& rows, std::string_vi
     for (;
          r < dynamic.size() && (!next || runs_before({dynamic[r].priority, runtime_index}, *next));
          ++r)
-      rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true, {}});
+      rows.push_back({point, dynamic[r].hook, dynamic[r].method, dynamic[r].priority, true,
+                      dynamic[r].fields});
   };
   for (const auto& f : fixed) {
     append_dynamic_before(&f.key);

@@ -52,6 +52,7 @@ struct runtime_row {
   std::string hook;
   std::string method;
   int priority;
+  std::string fields{};  ///< as static_row's
 };
 
 /// Appends `point`'s rows: the static handlers `fixed` in firing order, with the runtime

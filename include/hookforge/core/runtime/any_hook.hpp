@@ -23,6 +23,7 @@
 #include <fmt/core.h>
 
 #include "hookforge/core/binding.hpp"
+#include "hookforge/core/fields.hpp"
 #include "hookforge/core/hook_traits.hpp"
 #include "hookforge/core/point.hpp"
 #include "hookforge/core/points.hpp"
@@ -58,7 +59,8 @@ struct point_call {
 struct erased_handler {
   std::string method;
   std::vector<std::string> points;
-  erased_call call;  ///< with the context alone; null when the handler cannot be called so
+  std::string fields;  ///< what it reads and writes, as a binding table shows it (fields.hpp)
+  erased_call call;    ///< with the context alone; null when the handler cannot be called so
   /// Empty unless the handler takes the point tag: then one per point it may be told.
   std::vector<point_call> point_calls;
 
@@ -221,6 +223,7 @@ class any_hook {
     (erased_.handlers.push_back(
          detail::erased_handler{std::string(B::method),
                                 {B::points::names.begin(), B::points::names.end()},
+                                std::string(detail::handler_fields_text<H, B::method_name>()),
                                 detail::caller_for<H, typename B::invoker, Ctx>(),
                                 detail::point_calls_for<H, typename B::invoker, Ctx>(
                                     typename B::points{}, points::builtin{})}),

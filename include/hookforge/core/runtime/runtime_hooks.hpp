@@ -263,7 +263,7 @@ class runtime_hooks {
       priorities.insert(priorities.begin() + index, hook.priority);
       handlers_[point].insert(handlers_[point].begin() + index, handler{call, hook.object.get()});
       described_[point].insert(described_[point].begin() + index,
-                               description{hook.type_name, h->method, hook.priority});
+                               description{hook.type_name, h->method, hook.priority, h->fields});
     }
     owned_.push_back(hook.object);
     if (hook.save_state)
