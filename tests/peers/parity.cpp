@@ -6,7 +6,9 @@
 //         RULE MIN_DELTA PATIENCE THRESHOLD|none CHECK_FINITE RESUME_AT SCORE...
 //       the 1-based epoch EarlyStopping stops at (0: never); with RESUME_AT > 0, its state is
 //       saved after that epoch and loaded into a new hook, which goes on
-//   parity scheduler NAME EPOCHS ARG...     the lr of each of EPOCHS epochs (base lr 0.1)
+//   parity scheduler NAME EPOCHS ARG...     the lr and momentum of each of EPOCHS steps (SGD,
+//       base lr 0.1, momentum 0.9); SequentialLR and ChainedScheduler are fixed pairs
+//       (see scheduler() below), as parity.py builds them
 //   parity clip norm|value LIMIT NORM_TYPE IN OUT SIZE...  GradientClip on gradients of those
 //       sizes read from IN (raw float32), written to OUT; prints the total norm when by norm
 //   parity metrics IN_X IN_Y N C H W         PSNR and SSIM (data_range 1) of two image batches
@@ -111,7 +113,7 @@ int early_stopping() {
 
 int scheduler(const std::vector<std::string>& a) {
   auto p = torch::zeros({1}, torch::requires_grad());
-  torch::optim::SGD sgd({p}, 0.1);
+  torch::optim::SGD sgd({p}, torch::optim::SGDOptions(0.1).momentum(0.9));
   const std::string name = a.at(0);
   const auto epochs = std::stoll(a.at(1));
   auto arg = [&](std::size_t i) { return number(a.at(2 + i)); };
@@ -130,10 +132,39 @@ int scheduler(const std::vector<std::string>& a) {
     s = std::make_unique<LinearLR>(sgd, arg(0), arg(1), static_cast<std::int64_t>(arg(2)));
   if (name == "ConstantLR")
     s = std::make_unique<ConstantLR>(sgd, arg(0), static_cast<std::int64_t>(arg(1)));
+  if (name == "PolynomialLR")
+    s = std::make_unique<PolynomialLR>(sgd, static_cast<std::int64_t>(arg(0)), arg(1));
+  if (name == "CosineAnnealingWarmRestarts")
+    s = std::make_unique<CosineAnnealingWarmRestarts>(sgd, static_cast<std::int64_t>(arg(0)),
+                                                      static_cast<std::int64_t>(arg(1)), arg(2));
+  if (name == "LambdaLR")  // the same function as parity.py's
+    s = std::make_unique<LambdaLR>(sgd, [](std::int64_t e) {
+      return std::pow(0.5, static_cast<double>(e / 3)) + 0.01 * static_cast<double>(e);
+    });
+  if (name == "OneCycleLR") {  // max_lr, total_steps, anneal (0 cos, 1 linear), three_phase
+    s = std::make_unique<OneCycleLR>(
+        sgd, one_cycle_options{.max_lr = arg(0),
+                               .total_steps = static_cast<std::int64_t>(arg(1)),
+                               .anneal_strategy = arg(2) == 0 ? "cos" : "linear",
+                               .three_phase = arg(3) != 0});
+  }
+  if (name == "SequentialLR") {  // LinearLR(0.1, 1, M) until milestone M, then CosineAnnealingLR(T)
+    const auto m = static_cast<std::int64_t>(arg(0));
+    auto warmup = std::make_shared<LinearLR>(sgd, 0.1, 1.0, m);
+    auto cosine = std::make_shared<CosineAnnealingLR>(sgd, static_cast<std::int64_t>(arg(1)));
+    s = std::make_unique<SequentialLR>(sgd, SequentialLR::schedule_list{warmup, cosine},
+                                       std::vector<std::int64_t>{m});
+  }
+  if (name == "ChainedScheduler") {  // ConstantLR(0.1, N) with ExponentialLR(G)
+    auto constant = std::make_shared<ConstantLR>(sgd, 0.1, static_cast<std::int64_t>(arg(0)));
+    auto decay = std::make_shared<ExponentialLR>(sgd, arg(1));
+    s = std::make_unique<ChainedScheduler>(sgd, ChainedScheduler::schedule_list{constant, decay});
+  }
   if (!s) throw std::invalid_argument("no scheduler " + name);
   std::cout.precision(17);
+  auto& options = static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options());
   for (std::int64_t e = 0; e < epochs; ++e) {
-    std::cout << s->last_lr().at(0) << "\n";
+    std::cout << s->last_lr().at(0) << " " << options.momentum() << "\n";
     s->step();
   }
   return 0;

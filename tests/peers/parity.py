@@ -173,23 +173,41 @@ def check_schedulers(binary):
         ("LinearLR", [0.25, 1.0, 5], lambda o: S.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=5)),
         ("LinearLR", [1.0, 0.1, 8], lambda o: S.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=8)),
         ("ConstantLR", [0.5, 4], lambda o: S.ConstantLR(o, factor=0.5, total_iters=4)),
+        ("PolynomialLR", [8, 2.0], lambda o: S.PolynomialLR(o, total_iters=8, power=2.0)),
+        ("PolynomialLR", [30, 1.0], lambda o: S.PolynomialLR(o, total_iters=30, power=1.0)),
+        ("CosineAnnealingWarmRestarts", [4, 1, 0.001],
+         lambda o: S.CosineAnnealingWarmRestarts(o, T_0=4, T_mult=1, eta_min=0.001)),
+        ("CosineAnnealingWarmRestarts", [3, 2, 0.0],
+         lambda o: S.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2)),
+        ("LambdaLR", [], lambda o: S.LambdaLR(o, lambda e: 0.5 ** (e // 3) + 0.01 * e)),
+        ("OneCycleLR", [0.5, 25, 0, 0], lambda o: S.OneCycleLR(o, max_lr=0.5, total_steps=25)),
+        ("OneCycleLR", [0.5, 25, 1, 1], lambda o: S.OneCycleLR(
+            o, max_lr=0.5, total_steps=25, anneal_strategy="linear", three_phase=True)),
+        ("SequentialLR", [5, 20], lambda o: S.SequentialLR(
+            o, [S.LinearLR(o, 0.1, 1.0, 5), S.CosineAnnealingLR(o, T_max=20)], milestones=[5])),
+        ("ChainedScheduler", [5, 0.9], lambda o: S.ChainedScheduler(
+            [S.ConstantLR(o, factor=0.1, total_iters=5), S.ExponentialLR(o, gamma=0.9)])),
     ]
     epochs = 25
     for name, args, make in cases:
         p = torch.zeros(1, requires_grad=True)
-        opt = torch.optim.SGD([p], lr=0.1)
+        opt = torch.optim.SGD([p], lr=0.1, momentum=0.9)
         sched = make(opt)
         want = []
         for _ in range(epochs):
-            want.append(sched.get_last_lr()[0])
+            # OneCycleLR also cycles the momentum: compared beside the lr.
+            want.append((sched.get_last_lr()[0], opt.param_groups[0]["momentum"]))
             opt.step()
             sched.step()
-        got = [float(x) for x in hookforge(binary, "scheduler", name, epochs, *args)]
-        for epoch, (g, w) in enumerate(zip(got, want)):
-            if abs(g - w) > 1e-12 * max(1.0, abs(w)):
-                fail(f"{name}{tuple(args)}: epoch {epoch} lr {g!r}, PyTorch {torch.__version__} {w!r}")
-    print(f"schedulers: {len(cases)} schedules x {epochs} epochs, each lr equal to PyTorch "
-          f"{torch.__version__}'s torch.optim.lr_scheduler to 1e-12")
+        words = [float(x) for x in hookforge(binary, "scheduler", name, epochs, *args)]
+        got = list(zip(words[0::2], words[1::2]))  # a line per step: lr, momentum
+        for epoch, (g, w) in enumerate(zip(got, want, strict=True)):
+            for what, gv, wv in zip(("lr", "momentum"), g, w):
+                if abs(gv - wv) > 1e-12 * max(1.0, abs(wv)):
+                    fail(f"{name}{tuple(args)}: epoch {epoch} {what} {gv!r}, "
+                         f"PyTorch {torch.__version__} {wv!r}")
+    print(f"schedulers: {len(cases)} schedules x {epochs} steps, each lr (and OneCycleLR's "
+          f"momentum) equal to PyTorch {torch.__version__}'s torch.optim.lr_scheduler to 1e-12")
 
 
 # --- GradientClip ------------------------------------------------------------------------------

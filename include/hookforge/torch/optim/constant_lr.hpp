@@ -25,6 +25,9 @@ class ConstantLR : public detail::closed_form_scheduler {
   explicit ConstantLR(torch::optim::Optimizer& optimizer, double factor = default_factor,
                       std::int64_t total_iters = default_total_iters);
 
+  /// Chains by multiplying (ChainedScheduler).
+  bool scales_lr() const override { return true; }
+
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
   HOOKFORGE_INLINE parameter_list saved_parameters() override;

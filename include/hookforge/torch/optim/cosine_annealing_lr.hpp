@@ -21,6 +21,9 @@ class CosineAnnealingLR : public detail::closed_form_scheduler {
   CosineAnnealingLR(torch::optim::Optimizer& optimizer, std::int64_t T_max,
                     double eta_min = default_eta_min);
 
+  /// Chains by multiplying (ChainedScheduler) when eta_min is 0.
+  bool scales_lr() const override { return eta_min_ == 0.0; }
+
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
   HOOKFORGE_INLINE parameter_list saved_parameters() override;

@@ -15,6 +15,9 @@ class ExponentialLR : public detail::closed_form_scheduler {
  public:
   ExponentialLR(torch::optim::Optimizer& optimizer, double gamma);
 
+  /// Chains by multiplying (ChainedScheduler).
+  bool scales_lr() const override { return true; }
+
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
   HOOKFORGE_INLINE parameter_list saved_parameters() override;

@@ -22,6 +22,9 @@ class LinearLR : public detail::closed_form_scheduler {
                     double end_factor = default_end_factor,
                     std::int64_t total_iters = default_total_iters);
 
+  /// Chains by multiplying (ChainedScheduler).
+  bool scales_lr() const override { return true; }
+
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
   HOOKFORGE_INLINE parameter_list saved_parameters() override;

@@ -40,6 +40,14 @@ HOOKFORGE_INLINE void lr_scheduler::load_state_dict(const hookforge::state_map& 
   set_lrs(last);
 }
 
+HOOKFORGE_INLINE void lr_scheduler::set_interval(schedule_interval interval) {
+  if (interval == schedule_interval::step && wants_metric())
+    throw std::invalid_argument(
+        "hookforge: a scheduler that steps on a validation score (ReduceLROnPlateau) steps "
+        "per epoch, not per update");
+  interval_ = interval;
+}
+
 HOOKFORGE_INLINE hookforge::state_map lr_scheduler::settings() const { return {}; }
 
 HOOKFORGE_INLINE void lr_scheduler::apply_settings(const hookforge::state_map&) {}
@@ -76,6 +84,8 @@ inline std::string setting_text(const c10::IValue& v) {
     out << std::setprecision(17) << v.toDouble();
     return out.str();
   }
+  if (v.isBool()) return v.toBool() ? "true" : "false";
+  if (v.isString()) return v.toStringRef();
   if (v.isIntList()) {
     std::string out = "[";
     for (auto i : v.toIntVector()) out += (out.size() > 1 ? ", " : "") + std::to_string(i);
@@ -105,9 +115,14 @@ namespace detail {
 
 HOOKFORGE_INLINE void closed_form_scheduler::step() {
   ++last_epoch_;
+  write_current();
+}
+
+HOOKFORGE_INLINE void closed_form_scheduler::write_current() {
   std::vector<double> lrs;
   for (double base : base_lrs_) lrs.push_back(lr_at(base, last_epoch_));
   set_lrs(lrs);
+  set_extras(last_epoch_);
 }
 
 HOOKFORGE_INLINE hookforge::state_map closed_form_scheduler::state_dict() const {
@@ -126,7 +141,7 @@ HOOKFORGE_INLINE hookforge::state_map closed_form_scheduler::settings() const {
   return state;
 }
 
-HOOKFORGE_INLINE std::vector<std::function<void()>> closed_form_scheduler::read_parameters(
+HOOKFORGE_INLINE std::vector<std::function<void()>> closed_form_scheduler::read_settings(
     const hookforge::state_map& state) {
   const auto saved = saved_parameters();
   std::vector<std::function<void()>> assignments;
@@ -145,16 +160,14 @@ HOOKFORGE_INLINE std::vector<std::function<void()>> closed_form_scheduler::read_
 
 HOOKFORGE_INLINE void closed_form_scheduler::load_state_dict(const hookforge::state_map& state) {
   // Every read that can throw happens before the first assignment.
-  auto assignments = read_parameters(state);
+  auto assignments = read_settings(state);
   lr_scheduler::load_state_dict(state);
   for (auto& assign : assignments) assign();
 }
 
 HOOKFORGE_INLINE void closed_form_scheduler::apply_settings(const hookforge::state_map& settings) {
-  for (auto& assign : read_parameters(settings)) assign();
-  std::vector<double> lrs;
-  for (double base : base_lrs_) lrs.push_back(lr_at(base, last_epoch_));
-  set_lrs(lrs);
+  for (auto& assign : read_settings(settings)) assign();
+  write_current();
 }
 
 }  // namespace detail

@@ -2,8 +2,9 @@
 // semantics.
 //
 // LibTorch ships only StepLR, and it decays one epoch later than Python's, so
-// hookforge brings its own: StepLR, MultiStepLR, ExponentialLR,
-// CosineAnnealingLR, LinearLR, ConstantLR and ReduceLROnPlateau. Each works on
+// hookforge brings its own: StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR,
+// CosineAnnealingWarmRestarts, LinearLR, ConstantLR, PolynomialLR, LambdaLR, OneCycleLR,
+// the composites SequentialLR and ChainedScheduler, and ReduceLROnPlateau. Each works on
 // every param group of a `torch::optim::Optimizer` through `options().get_lr()`
 // / `set_lr()`. All derive from `lr_scheduler`, so a trainer can call
 // `step(val_loss)` on any of them: ReduceLROnPlateau uses the metric, the
@@ -13,7 +14,8 @@
 // makes the initial step (epoch 0). The epoch-based schedules compute each lr
 // from (base_lr, epoch) in closed form, exactly as Python's
 // `_get_closed_form_lr`, so they never drift and a state_dict alone resumes
-// them. See docs/schedulers.md.
+// them. A scheduler's interval() says whether the Trainer steps it after each epoch or after
+// each optimiser update (Lightning's `interval`). See docs/schedulers.md.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include <functional>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,6 +37,10 @@
 #include "hookforge/torch/io/state_map.hpp"
 
 namespace hookforge {
+
+/// When the Trainer steps a scheduler: after each epoch (PyTorch's usual), or after each
+/// optimiser update (OneCycleLR's way; Lightning's `interval: "step"`).
+enum class schedule_interval { epoch, step };
 
 /// Base of every scheduler: owns the epoch counter, the base and last lrs, and their state.
 class lr_scheduler {
@@ -48,13 +55,24 @@ class lr_scheduler {
   HOOKFORGE_INLINE virtual void step(double metric);
   /// True when the scheduler needs `step(metric)` rather than `step()`.
   virtual bool wants_metric() const { return false; }
+  /// The most steps the schedule takes (OneCycleLR's total_steps); none: it goes on.
+  virtual std::optional<std::int64_t> step_limit() const { return std::nullopt; }
 
   /// The lr of each param group after the last step (Python's `get_last_lr()`).
   std::vector<double> last_lr() const { return last_lr_; }
   /// The lr of each param group when the scheduler was constructed.
   const std::vector<double>& base_lrs() const { return base_lrs_; }
-  /// Epochs stepped so far; 0 right after construction.
+  /// Epochs (or updates, stepped per update) so far; 0 right after construction.
   std::int64_t last_epoch() const { return last_epoch_; }
+
+  /// When the Trainer steps this scheduler; schedule_interval::epoch unless set.
+  schedule_interval interval() const { return interval_; }
+  /// Throws std::invalid_argument for a scheduler that steps on a validation score
+  /// (ReduceLROnPlateau) asked to step per update.
+  HOOKFORGE_INLINE void set_interval(schedule_interval interval);
+
+  /// The optimizer whose param groups this scheduler sets.
+  torch::optim::Optimizer& optimizer() const { return *optimizer_; }
 
   /// last_epoch, base_lrs, last_lr and the scheduler's own settings and counters.
   HOOKFORGE_INLINE virtual hookforge::state_map state_dict() const;
@@ -74,7 +92,6 @@ class lr_scheduler {
  protected:
   explicit lr_scheduler(torch::optim::Optimizer& optimizer);
 
-  torch::optim::Optimizer& optimizer() const { return *optimizer_; }
   std::size_t group_count() const { return optimizer_->param_groups().size(); }
 
   /// The lr each param group has now.
@@ -89,6 +106,7 @@ class lr_scheduler {
 
  private:
   torch::optim::Optimizer* optimizer_;
+  schedule_interval interval_ = schedule_interval::epoch;
 };
 
 /// After loading a checkpoint into `scheduler`: where its settings differ from `configured`
@@ -117,13 +135,17 @@ class closed_form_scheduler : public lr_scheduler {
   /// Assigns the settings, then writes lr_at(base_lr, last_epoch) into every group.
   HOOKFORGE_INLINE void apply_settings(const hookforge::state_map& settings) override;
 
+  /// True when lr_at is base_lr times a factor of the epoch alone, so that schedules chain by
+  /// multiplying (ChainedScheduler); false for those that set the lr outright.
+  virtual bool scales_lr() const { return false; }
+
  protected:
   using lr_scheduler::lr_scheduler;
 
   /// One setting in the state_dict: its key and the member that holds it.
   struct saved_parameter {
     const char* name;
-    std::variant<double*, std::int64_t*, std::vector<std::int64_t>*> member;
+    std::variant<double*, std::int64_t*, std::vector<std::int64_t>*, bool*, std::string*> member;
   };
   /// A scheduler's settings, with its class name for state_value's error messages.
   struct parameter_list {
@@ -131,14 +153,33 @@ class closed_form_scheduler : public lr_scheduler {
     std::vector<saved_parameter> parameters;
   };
 
+  /// Reads every setting from `state` (throwing before anything changes) and returns what
+  /// assigns them: the saved parameters; a composite adds its schedules'.
+  HOOKFORGE_INLINE virtual std::vector<std::function<void()>> read_settings(
+      const hookforge::state_map& state);
+
+  /// How a composite asks the schedules it holds: `schedule`'s lr at `epoch` from `base_lr`,
+  /// what it sets besides the lr there, and its read_settings.
+  static double lr_of(const closed_form_scheduler& schedule, double base_lr, std::int64_t epoch) {
+    return schedule.lr_at(base_lr, epoch);
+  }
+  static void extras_of(closed_form_scheduler& schedule, std::int64_t epoch) {
+    schedule.set_extras(epoch);
+  }
+  static std::vector<std::function<void()>> settings_reads(closed_form_scheduler& schedule,
+                                                           const hookforge::state_map& state) {
+    return schedule.read_settings(state);
+  }
+
+  /// Writes lr_at(base_lr, last_epoch) into every group, then set_extras(last_epoch).
+  HOOKFORGE_INLINE void write_current();
+
  private:
   virtual double lr_at(double base_lr, std::int64_t epoch) const = 0;
+  /// What the schedule sets besides the lr at `epoch` (OneCycleLR's momentum); nothing here.
+  virtual void set_extras(std::int64_t epoch) { (void)epoch; }
   /// Non-const so load_state_dict can assign through the pointers; state_dict only reads.
   virtual parameter_list saved_parameters() = 0;
-  /// Reads every saved parameter from `state` (throwing before anything changes) and
-  /// returns what assigns them.
-  HOOKFORGE_INLINE std::vector<std::function<void()>> read_parameters(
-      const hookforge::state_map& state);
 };
 
 }  // namespace detail

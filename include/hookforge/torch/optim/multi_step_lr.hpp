@@ -21,6 +21,9 @@ class MultiStepLR : public detail::closed_form_scheduler {
   MultiStepLR(torch::optim::Optimizer& optimizer, std::vector<std::int64_t> milestones,
               double gamma = default_gamma);
 
+  /// Chains by multiplying (ChainedScheduler).
+  bool scales_lr() const override { return true; }
+
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
   HOOKFORGE_INLINE parameter_list saved_parameters() override;

@@ -18,6 +18,9 @@ class StepLR : public detail::closed_form_scheduler {
 
   StepLR(torch::optim::Optimizer& optimizer, std::int64_t step_size, double gamma = default_gamma);
 
+  /// Chains by multiplying (ChainedScheduler).
+  bool scales_lr() const override { return true; }
+
  private:
   HOOKFORGE_INLINE double lr_at(double base_lr, std::int64_t epoch) const override;
   HOOKFORGE_INLINE parameter_list saved_parameters() override;
