@@ -40,6 +40,15 @@ struct LrLog {
       hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_trainer_epoch_finished));
 };
 
+/// The lr of each training batch, as the update it belongs to uses it.
+struct BatchLrLog {
+  std::vector<double>* lrs;
+  void log(TrainingContext& ctx) {
+    lrs->push_back(ctx.optimizer->param_groups()[0].options().get_lr());
+  }
+  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(log, pts::on_pre_step));
+};
+
 struct NoUpdates {
   void veto(TrainingContext& ctx) { ctx.skip_optimizer_step = true; }
   static constexpr auto bindings =
@@ -213,7 +222,7 @@ TEST_CASE("hooks add to checkpoints and read them back", "[trainer][checkpoint]"
   std::filesystem::remove(path);
 }
 
-TEST_CASE("the trainer steps LR schedulers once per epoch", "[trainer][sched]") {
+TEST_CASE("the trainer steps LR schedulers once per epoch, or per update", "[trainer][sched]") {
   auto data = regression_data(2, 4);
   auto criterion = mse;
   std::vector<double> lrs;
@@ -229,6 +238,26 @@ TEST_CASE("the trainer steps LR schedulers once per epoch", "[trainer][sched]") 
                     LrLog{&lrs});
     trainer.fit(data, criterion);
     CHECK(lrs == std::vector<double>{0.1, 0.1, 0.05, 0.05, 0.025});
+  }
+  SECTION("interval step: once per optimiser update, gradient accumulation included") {
+    torch::manual_seed(1);
+    Regressor model;
+    torch::optim::SGD sgd(model->parameters(), 0.1);
+    StepLR scheduler(sgd, 1, 0.5);
+    scheduler.set_interval(hookforge::schedule_interval::step);
+    std::vector<double> batch_lrs;
+    auto six_batches = regression_data(6, 4);  // 3 updates an epoch, over 2 batches each
+    TrainingEpochRunner train(sgd, training_options{.gradient_accumulation_steps = 2},
+                              BatchLrLog{&batch_lrs});
+    no_validation none;
+    Trainer trainer(model, train, none, trainer_options{.epochs = 2, .scheduler = &scheduler},
+                    LrLog{&lrs});
+    trainer.fit(six_batches, criterion);
+    CHECK(train.optimizer_steps() == 6);
+    CHECK(scheduler.last_epoch() == 6);
+    CHECK(batch_lrs == std::vector<double>{0.1, 0.1, 0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125,
+                                           0.00625, 0.00625, 0.003125, 0.003125});
+    CHECK(lrs == std::vector<double>{0.1, 0.0125});  // the rate each epoch started with
   }
   SECTION("ReduceLROnPlateau gets the validation loss") {
     torch::manual_seed(1);
@@ -668,14 +697,17 @@ struct MidRun {
           SaveAtStep>
       trainer;
 
-  MidRun(int seed, SaveAtStep save = {}, CrashAtStep crash = {})
+  MidRun(int seed, SaveAtStep save = {}, CrashAtStep crash = {},
+         hookforge::schedule_interval interval = hookforge::schedule_interval::epoch)
       : model((torch::manual_seed(seed), Mlp())),
         adam(model->parameters(), torch::optim::AdamOptions(0.01)),
         scheduler(adam, 1, 0.9),
         train(adam, training_options{.gradient_accumulation_steps = 2}, RaiseLr{}, crash),
         val(inference_options{}),
         trainer(model, train, val, trainer_options{.epochs = 3, .scheduler = &scheduler},
-                ValLossSum{}, std::move(save)) {}
+                ValLossSum{}, std::move(save)) {
+    scheduler.set_interval(interval);
+  }
 };
 
 }  // namespace
@@ -683,13 +715,16 @@ struct MidRun {
 TEST_CASE("a checkpoint taken between two batches resumes in the middle of the epoch, bit for bit",
           "[trainer][resume][mid-epoch]") {
   const std::int64_t workers = GENERATE(0, 2);
-  CAPTURE(workers);
+  // The scheduler stepped per epoch, or per update (then mid-way through its steps).
+  const auto interval =
+      GENERATE(hookforge::schedule_interval::epoch, hookforge::schedule_interval::step);
+  CAPTURE(workers, interval == hookforge::schedule_interval::step);
   tfx::temp_dir scratch;
   const auto path = scratch.path / "mid.ckpt";
   auto val_data = regression_data(2, 8, 0.1, 12);
 
   torch::manual_seed(100);
-  MidRun straight(7);
+  MidRun straight(7, {}, {}, interval);
   auto train_data = mid_loader(workers);
   torch::manual_seed(100);
   const auto expected = straight.trainer.fit(train_data, val_data, mse);
@@ -697,13 +732,13 @@ TEST_CASE("a checkpoint taken between two batches resumes in the middle of the e
 
   // Saved after step 14 (epoch 2, batch 4: an update), killed after step 17.
   torch::manual_seed(100);
-  MidRun killed(7, SaveAtStep{14, path}, CrashAtStep{17});
+  MidRun killed(7, SaveAtStep{14, path}, CrashAtStep{17}, interval);
   auto killed_data = mid_loader(workers);
   torch::manual_seed(100);
   CHECK_THROWS_WITH(killed.trainer.fit(killed_data, val_data, mse), "killed");
   REQUIRE(std::filesystem::exists(path));
 
-  MidRun resumed(99);  // other weights, a fresh loader: everything comes from the checkpoint
+  MidRun resumed(99, {}, {}, interval);  // other weights, a fresh loader: all from the file
   auto resumed_data = mid_loader(workers);
   torch::manual_seed(12345);  // another global RNG state: the checkpoint's is restored
   resumed.trainer.load_checkpoint(path);
@@ -719,6 +754,7 @@ TEST_CASE("a checkpoint taken between two batches resumes in the middle of the e
   check_same_training(*straight.model, straight.adam, *resumed.model, resumed.adam);
   CHECK(straight.trainer.hooks().get<0>().sum == resumed.trainer.hooks().get<0>().sum);
   CHECK(resumed.train.global_step() == straight.train.global_step());
+  CHECK(resumed.scheduler.last_epoch() == straight.scheduler.last_epoch());
 }
 
 TEST_CASE("a checkpoint between two batches is refused where it could not resume exactly",

@@ -13,7 +13,9 @@
 //                                                     batch but the epoch's last (when a hook
 //                                                     binds it, or a stop request may come)
 //               validation runner epoch               (every val_interval epochs)
-//               LR scheduler step                     (metric-based ones get the monitored val
+//               LR scheduler step                     (interval step: after each optimiser
+//                                                     update instead; metric-based ones get
+//                                                     the monitored val
 //               score) stop condition                        (ctx.stop_training, ctx.stop_reason)
 //               on_trainer_epoch_finished             (scores, learning rates, epoch_seconds)
 //               hook stop requests, the epoch's record (fit_result::history)
@@ -55,6 +57,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -99,6 +102,28 @@ HOOKFORGE_INLINE std::vector<double> learning_rates(const std::vector<named_opti
 HOOKFORGE_INLINE double monitored_score(const trainer_options& options, const epoch_scores& scores);
 /// The scheduler's step for the epoch just run (metric-based ones get the monitored score).
 HOOKFORGE_INLINE void step_scheduler(const trainer_options& options, const TrainerContext& ctx);
+/// The optimiser updates `runner` has taken (its optimizer_steps(); else its global_step()):
+/// what a scheduler with interval step counts.
+template <class Runner>
+std::int64_t updates_of(const Runner& runner) {
+  if constexpr (requires { runner.optimizer_steps(); })
+    return runner.optimizer_steps();
+  else
+    return runner.global_step();
+}
+/// The updates `runner` takes in an epoch of `loader` (one per gradient_accumulation_steps
+/// batches, and one for the epoch's last); -1 when the loader cannot tell its batches.
+template <class Runner, class Loader>
+std::int64_t updates_per_epoch(const Runner& runner, Loader& loader) {
+  const std::int64_t batches = batch_count(loader);
+  if (batches < 0) return -1;
+  if constexpr (requires { runner.options().gradient_accumulation_steps; }) {
+    const std::int64_t k = runner.options().gradient_accumulation_steps;
+    return (batches + k - 1) / k;
+  } else {
+    return batches;
+  }
+}
 /// The stop condition, then a stop requested by a runner's hook (`runner_stop`): each
 /// through ctx.request_stop, the first reason kept.
 HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
@@ -194,6 +219,27 @@ class Trainer : private detail::trainer_actions {
     }
   }
 
+  /// Throws std::invalid_argument when the scheduler ends (OneCycleLR's total_steps) before
+  /// the run stops stepping it: `epochs` steps, or epochs x updates per epoch of `loader` for
+  /// one stepped per update. A loader that cannot tell its length is not checked. fit() calls
+  /// it before the first epoch; hookforge-run when it builds the run.
+  template <class Loader>
+  void check_scheduler_length(Loader& loader) {
+    const auto limit = options_.scheduler ? options_.scheduler->step_limit() : std::nullopt;
+    if (!limit) return;
+    const bool per_update = schedules_per_update();
+    const std::int64_t per_epoch = per_update ? detail::updates_per_epoch(*train_, loader) : 1;
+    if (per_epoch < 0) return;
+    const std::int64_t planned = options_.epochs * per_epoch;
+    if (planned > *limit)
+      throw std::invalid_argument(
+          "hookforge::Trainer: the scheduler ends after " + std::to_string(*limit) +
+          " steps, but the run steps it " + std::to_string(planned) + " times (" +
+          std::to_string(options_.epochs) + " epochs x " + std::to_string(per_epoch) +
+          (per_update ? " updates): " : "): ") + "give it total_steps " + std::to_string(planned) +
+          " (OneCycleLR: or epochs and steps_per_epoch)");
+  }
+
   /// Train until `options.epochs` epochs are complete (counting epochs of a loaded checkpoint),
   /// the stop condition holds, or a hook asks to stop. Loaders and criterion may be
   /// temporaries (an inline lambda): they are used during the call, never kept. Both
@@ -251,11 +297,19 @@ class Trainer : private detail::trainer_actions {
     const bool resuming = !resume_state_.empty();
     if (resuming) resume_epoch(train_loader, progress);
     // The steps are watched when something uses them: a hook at on_trainer_step_finished,
-    // or a stop request to see between batches.
+    // a stop request to see between batches, or a scheduler stepped per update.
     const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
     const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
-    if (progress && (step_hooks || step_stops))
-      progress->on_step([this, progress, step_hooks, step_stops] {
+    const bool per_update = schedules_per_update();
+    if (per_update && !progress)
+      throw std::invalid_argument(
+          "hookforge::Trainer: a scheduler stepped per update needs a training runner with "
+          "progress() (runner_base has it)");
+    check_scheduler_length(train_loader);
+    scheduled_updates_ = detail::updates_of(*train_);
+    if (progress && (step_hooks || step_stops || per_update))
+      progress->on_step([this, progress, step_hooks, step_stops, per_update] {
+        if (per_update) step_scheduler_per_update();  // before the hooks, which may save
         bool stop = step_stops && options_.stop_token.stop_requested();
         const bool agreed = step_stops && options_.agreement.stop;
         if (agreed) stop = options_.agreement.stop(stop);
@@ -302,6 +356,7 @@ class Trainer : private detail::trainer_actions {
         result.mid_epoch = true;
         break;
       }
+      if (per_update) step_scheduler_per_update();  // the epoch's last batch
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
       if constexpr (validates) {
@@ -321,7 +376,7 @@ class Trainer : private detail::trainer_actions {
       completed_epochs_ = epoch + 1;
       ctx.completed_epochs = completed_epochs_;
       ctx.global_step = global_step();
-      detail::step_scheduler(options_, ctx);
+      if (!per_update) detail::step_scheduler(options_, ctx);
       ctx.next_learning_rates = detail::learning_rates(optimizers_of(*train_));
       detail::check_stop(options_, ctx, stop);
       ctx.epoch_seconds = detail::seconds_since(started);
@@ -342,6 +397,17 @@ class Trainer : private detail::trainer_actions {
     result.completed_epochs = completed_epochs_;
     result.global_step = global_step();
     return result;
+  }
+
+  bool schedules_per_update() const {
+    return options_.scheduler && options_.scheduler->interval() == schedule_interval::step;
+  }
+
+  /// A scheduler with interval step steps once for each optimiser update since its last step.
+  void step_scheduler_per_update() {
+    for (const std::int64_t now = detail::updates_of(*train_); scheduled_updates_ < now;
+         ++scheduled_updates_)
+      options_.scheduler->step();
   }
 
   /// After a training batch (not the epoch's last): on_trainer_step_finished, and the end of
@@ -593,6 +659,7 @@ class Trainer : private detail::trainer_actions {
   /// Each rank's epoch in progress at a stop the ranks agreed on (rank_agreement::gather).
   std::vector<state_map> rank_progress_;
   std::int64_t checkpoints_written_ = 0;
+  std::int64_t scheduled_updates_ = 0;  ///< updates a per-update scheduler has stepped for
   Ctx step_ctx_;  ///< the context of on_trainer_step_finished, made at the epoch's start
 };
 

@@ -111,7 +111,7 @@ struct rank_agreement {
 struct trainer_options {
   std::int64_t epochs = 1;
   std::int64_t val_interval = 1;         ///< validate every N epochs; 0 never
-  lr_scheduler* scheduler = nullptr;     ///< stepped once per epoch; not owned
+  lr_scheduler* scheduler = nullptr;     ///< stepped per its interval(); not owned
   stop_condition* stop = nullptr;        ///< asked after each validation; not owned
   std::string monitor = "loss";          ///< validation score for plateau schedulers and `stop`
   std::filesystem::path work_dir = ".";  ///< where hooks write files (ctx.work_dir)

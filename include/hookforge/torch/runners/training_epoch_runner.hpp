@@ -181,6 +181,9 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   std::vector<named_optimizer> named_optimizers() { return {{"optimizer", optimizer_}}; }
   GradScaler& scaler() { return scaler_; }
   const training_options& options() const { return options_; }
+  /// Optimiser updates taken so far (whole run; skipped ones not counted): what the Trainer
+  /// steps a per-update scheduler by.
+  std::int64_t optimizer_steps() const { return optimizer_steps_; }
 
   /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
   hookforge::state_map state_dict() const {
