@@ -1,9 +1,9 @@
 // The built-in classes a run's config can name: every HOOKFORGE_REGISTER of the torch layer's
-// objects (models, optimisers, schedulers, stop conditions, losses, metrics, datasets,
-// loaders) and of the built-in hooks, with the contexts each hook serves. The components
-// (runners, trainer) are registered in components.cpp. link_builtins() is called by
-// hookforge::run::main so that this object file, and with it the registrations, is linked
-// from the static library.
+// objects (models, optimisers, losses, metrics, datasets, loaders) and of the built-in hooks,
+// with the contexts each hook serves. The components (runners, trainer) are registered in
+// components.cpp, the schedulers and stop conditions in schedulers.cpp. link_builtins() is
+// called by hookforge::run::main so that this object file, and with it the registrations, is
+// linked from the static library.
 #include "hookforge/hooks.hpp"
 #include "hookforge/images/image_folder.hpp"
 #include "hookforge/run/dataset.hpp"
@@ -16,7 +16,6 @@
 #include "hookforge/run/model.hpp"
 #include "hookforge/run/optimizer.hpp"
 #include "hookforge/run/registrations.hpp"
-#include "hookforge/run/scheduler.hpp"
 #include "hookforge/run/trainer.hpp"
 #include "hookforge/run/values.hpp"
 #include "hookforge/torch/data/procedural_images.hpp"
@@ -46,13 +45,7 @@ using board_hook = hook_kind<TrainerContext, TrainingContext, InferenceContext>;
 }  // namespace hookforge::config::kinds
 
 namespace {
-using optimizer_ptr = std::shared_ptr<torch::optim::Optimizer>;
 using model_ptr = std::shared_ptr<run::Model>;
-
-optimizer_ptr require_optimizer(optimizer_ptr o, const char* who) {
-  if (!o) throw std::invalid_argument(std::string(who) + ": optimizer must be given");
-  return o;
-}
 
 /// Adam's and AdamW's parameters (their configs differ in weight_decay's default).
 template <class C>
@@ -79,13 +72,6 @@ auto image_metric_options() {
                          cfg::field("output_field", &M::output_field).naming(run::batch_field),
                          cfg::field("target_field", &M::target_field).naming(run::batch_field),
                          cfg::field("name", &M::name));
-}
-
-/// A scheduler over `o`, keeping it alive.
-template <class S, class... A>
-std::shared_ptr<S> scheduler(const char* who, optimizer_ptr o, A&&... args) {
-  o = require_optimizer(std::move(o), who);
-  return run::keep_alive(std::make_shared<S>(*o, std::forward<A>(args)...), o);
 }
 }  // namespace
 
@@ -152,81 +138,6 @@ HOOKFORGE_REGISTER_AS(optimizer, "RMSprop", torch::optim::RMSprop, cfg::factory(
                           cfg::field("weight_decay", &run::rmsprop_config::weight_decay),
                           cfg::field("momentum", &run::rmsprop_config::momentum),
                           cfg::field("centered", &run::rmsprop_config::centered)));
-
-// --- schedulers and stop conditions ----------------------------------------------------------
-
-HOOKFORGE_REGISTER(scheduler, ConstantLR,
-                   cfg::factory([](optimizer_ptr o, double factor, std::int64_t total_iters) {
-                     return scheduler<ConstantLR>("ConstantLR", std::move(o), factor, total_iters);
-                   }),
-                   cfg::arg<optimizer_ptr>("optimizer"),
-                   cfg::arg<double>("factor", ConstantLR::default_factor),
-                   cfg::arg<std::int64_t>("total_iters", ConstantLR::default_total_iters));
-HOOKFORGE_REGISTER(scheduler, CosineAnnealingLR,
-                   cfg::factory([](optimizer_ptr o, std::int64_t T_max, double eta_min) {
-                     return scheduler<CosineAnnealingLR>("CosineAnnealingLR", std::move(o), T_max,
-                                                         eta_min);
-                   }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::int64_t>("T_max"),
-                   cfg::arg<double>("eta_min", CosineAnnealingLR::default_eta_min));
-HOOKFORGE_REGISTER(scheduler, ExponentialLR, cfg::factory([](optimizer_ptr o, double gamma) {
-                     return scheduler<ExponentialLR>("ExponentialLR", std::move(o), gamma);
-                   }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<double>("gamma"));
-HOOKFORGE_REGISTER(scheduler, LinearLR,
-                   cfg::factory([](optimizer_ptr o, double start_factor, double end_factor,
-                                   std::int64_t total_iters) {
-                     return scheduler<LinearLR>("LinearLR", std::move(o), start_factor, end_factor,
-                                                total_iters);
-                   }),
-                   cfg::arg<optimizer_ptr>("optimizer"),
-                   cfg::arg<double>("start_factor", LinearLR::default_start_factor),
-                   cfg::arg<double>("end_factor", LinearLR::default_end_factor),
-                   cfg::arg<std::int64_t>("total_iters", LinearLR::default_total_iters));
-HOOKFORGE_REGISTER(
-    scheduler, MultiStepLR,
-    cfg::factory([](optimizer_ptr o, std::vector<std::int64_t> milestones, double gamma) {
-      return scheduler<MultiStepLR>("MultiStepLR", std::move(o), std::move(milestones), gamma);
-    }),
-    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::vector<std::int64_t>>("milestones"),
-    cfg::arg<double>("gamma", MultiStepLR::default_gamma));
-HOOKFORGE_REGISTER(scheduler, StepLR,
-                   cfg::factory([](optimizer_ptr o, std::int64_t step_size, double gamma) {
-                     return scheduler<StepLR>("StepLR", std::move(o), step_size, gamma);
-                   }),
-                   cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<std::int64_t>("step_size"),
-                   cfg::arg<double>("gamma", StepLR::default_gamma));
-// The optimizer comes first, so ReduceLROnPlateau's options are arguments, with its defaults.
-const plateau_options plateau_defaults{};
-HOOKFORGE_REGISTER(
-    scheduler, ReduceLROnPlateau,
-    cfg::factory([](optimizer_ptr o, plateau_mode mode, double factor, std::int64_t patience,
-                    double threshold, plateau_threshold_mode threshold_mode, std::int64_t cooldown,
-                    double min_lr, std::vector<double> min_lrs, double eps) {
-      return scheduler<ReduceLROnPlateau>("ReduceLROnPlateau", std::move(o),
-                                          plateau_options{.mode = mode,
-                                                          .factor = factor,
-                                                          .patience = patience,
-                                                          .threshold = threshold,
-                                                          .threshold_mode = threshold_mode,
-                                                          .cooldown = cooldown,
-                                                          .min_lr = min_lr,
-                                                          .min_lrs = std::move(min_lrs),
-                                                          .eps = eps});
-    }),
-    cfg::arg<optimizer_ptr>("optimizer"), cfg::arg<plateau_mode>("mode", plateau_defaults.mode),
-    cfg::arg<double>("factor", plateau_defaults.factor),
-    cfg::arg<std::int64_t>("patience", plateau_defaults.patience),
-    cfg::arg<double>("threshold", plateau_defaults.threshold),
-    cfg::arg<plateau_threshold_mode>("threshold_mode", plateau_defaults.threshold_mode),
-    cfg::arg<std::int64_t>("cooldown", plateau_defaults.cooldown),
-    cfg::arg<double>("min_lr", plateau_defaults.min_lr),
-    cfg::arg<std::vector<double>>("min_lrs", plateau_defaults.min_lrs),
-    cfg::arg<double>("eps", plateau_defaults.eps));
-
-HOOKFORGE_REGISTER(stop_condition, ValidationLossDidNotImprove, cfg::arg<std::int64_t>("patience"),
-                   cfg::arg<double>("min_delta", 0.0));
-HOOKFORGE_REGISTER(stop_condition, NoCondition);
 
 // --- losses ----------------------------------------------------------------------------------
 

@@ -209,6 +209,36 @@ TEST_CASE("the trainer resumes a configured run exactly", "[run][resume]") {
                      {"trainer.params.epochs=2"}, "resume");
 }
 
+TEST_CASE("a configured scheduler steps per update, composed of entries, and resumes exactly",
+          "[run][resume][sched]") {
+  // A warm-up over 3 updates, then a decay per update; 4 updates an epoch.
+  const std::string scheduler =
+      "trainer.params.scheduler={_target: SequentialLR, params: {optimizer: '${ref:optimizer}', "
+      "interval: step, milestones: [3], schedulers: ["
+      "{_target: LinearLR, params: {optimizer: '${ref:optimizer}', start_factor: 0.5, "
+      "total_iters: 3}}, "
+      "{_target: ExponentialLR, params: {optimizer: '${ref:optimizer}', gamma: 0.9}}]}}";
+  const auto result = build({scheduler}).trainer->fit();
+  REQUIRE(result.history.size() == 2);
+  CHECK(result.history[0].learning_rates.at(0) == Approx(0.01 * 0.5));
+  CHECK(result.history[1].learning_rates.at(0) == Approx(0.01 * 0.9));  // 4 updates: 3 + 1
+  check_exact_resume({"trainer.params.epochs=4", scheduler}, {"trainer.params.epochs=2", scheduler},
+                     "per-update");
+
+  const auto plateau =
+      error_of({"trainer.params.scheduler={_target: ReduceLROnPlateau, params: {optimizer: "
+                "'${ref:optimizer}', interval: step}}"});
+  CHECK(plateau.find("trainer.params.scheduler") != std::string::npos);
+  CHECK(plateau.find("steps per epoch, not per update") != std::string::npos);
+
+  // A cycle shorter than the run is found as the run is built, not when it runs out.
+  const auto short_cycle =
+      error_of({"trainer.params.scheduler={_target: OneCycleLR, params: {optimizer: "
+                "'${ref:optimizer}', max_lr: 0.1, total_steps: 7}}"});
+  CHECK(short_cycle.find("the scheduler ends after 7 steps, but the run steps it 8 times (2 "
+                         "epochs x 4 updates): give it total_steps 8") != std::string::npos);
+}
+
 TEST_CASE("the embedded default config is configs/default.yaml, byte for byte", "[run][default]") {
   std::ifstream in(std::string(HOOKFORGE_SOURCE_DIR) + "/configs/default.yaml", std::ios::binary);
   std::stringstream file;
@@ -234,8 +264,9 @@ TEST_CASE("every built-in is registered under its kind", "[run][registry]") {
   has("model", {"ESPCN", "MLP", "PatchDiscriminator", "Pretrained"});
   has("dataset", {"ImageFolder", "ProceduralImages", "Sine"});
   has("optimizer", {"SGD", "Adam", "AdamW", "RMSprop"});
-  has("scheduler", {"ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LinearLR", "MultiStepLR",
-                    "StepLR", "ReduceLROnPlateau"});
+  has("scheduler", {"ChainedScheduler", "ConstantLR", "CosineAnnealingLR",
+                    "CosineAnnealingWarmRestarts", "ExponentialLR", "LinearLR", "MultiStepLR",
+                    "OneCycleLR", "PolynomialLR", "SequentialLR", "StepLR", "ReduceLROnPlateau"});
   has("stop_condition", {"ValidationLossDidNotImprove", "NoCondition"});
   has("loss",
       {"L1", "MSE", "Charbonnier", "WeightedSum", "GANDiscriminatorLoss", "GANGeneratorLoss"});

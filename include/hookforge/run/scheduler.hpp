@@ -1,17 +1,20 @@
 // hookforge/run/scheduler.hpp — the scheduler and stop_condition kinds.
 //
 //   scheduler:
-//     _target: CosineAnnealingLR        # ConstantLR, CosineAnnealingLR, ExponentialLR, LinearLR,
-//     params: {optimizer: ${ref:optimizer}, T_max: 20}   # MultiStepLR, StepLR, ReduceLROnPlateau
+//     _target: CosineAnnealingLR     # ChainedScheduler, ConstantLR, CosineAnnealingLR,
+//     params:                        # CosineAnnealingWarmRestarts, ExponentialLR, LinearLR,
+//       optimizer: ${ref:optimizer}  # MultiStepLR, OneCycleLR, PolynomialLR, SequentialLR,
+//       T_max: 20                    # StepLR, ReduceLROnPlateau
+//       interval: epoch              # or step: after each optimiser update
 //   stop:
 //     _target: ValidationLossDidNotImprove
 //     params: {patience: 5, min_delta: 1.0e-4}
 //
 // A scheduler entry builds a `std::shared_ptr<hookforge::lr_scheduler>` over `optimizer`
 // (which it keeps alive); the Trainer steps it once per epoch (ReduceLROnPlateau with the
-// monitored validation score). A stop_condition entry builds a
-// `std::shared_ptr<hookforge::stop_condition>` the Trainer asks after each validation.
-// See docs/schedulers.md for what each does.
+// monitored validation score), or per update with `interval: step` (src/run/schedulers.cpp). A
+// stop_condition entry builds a `std::shared_ptr<hookforge::stop_condition>` the Trainer asks after
+// each validation. See docs/schedulers.md for what each does.
 #pragma once
 
 #include "hookforge/config/register.hpp"
@@ -23,6 +26,11 @@
 HOOKFORGE_DECLARE_KIND(scheduler, hookforge::lr_scheduler);
 HOOKFORGE_DECLARE_KIND(stop_condition, hookforge::stop_condition);
 
+template <>
+struct hookforge::run::enum_names<hookforge::schedule_interval> {
+  static constexpr std::pair<std::string_view, hookforge::schedule_interval> values[] = {
+      {"epoch", hookforge::schedule_interval::epoch}, {"step", hookforge::schedule_interval::step}};
+};
 template <>
 struct hookforge::run::enum_names<hookforge::plateau_mode> {
   static constexpr std::pair<std::string_view, hookforge::plateau_mode> values[] = {

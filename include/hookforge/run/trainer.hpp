@@ -94,6 +94,8 @@ class session {
   /// Every component's binding table: the trainer's, then each runner's.
   virtual std::string format_bindings() const = 0;
   virtual std::int64_t completed_epochs() const = 0;
+  /// The scheduler lasts the run (Trainer::check_scheduler_length), checked as the run is built.
+  virtual void check_scheduler_length() = 0;
   /// Time the config-loaded hooks of `component` ("trainer", "training_runner",
   /// "validation_runner": absent ones are skipped) with `timer` (HookProfiler).
   virtual void time_hooks(handler_timer& timer, std::string_view component) = 0;
@@ -143,6 +145,9 @@ class trainer_session final : public session {
   }
   void load_checkpoint(const std::filesystem::path& path) override {
     trainer_.load_checkpoint(path);
+  }
+  void check_scheduler_length() override {
+    trainer_.check_scheduler_length(in_.train_loader->loader());
   }
   void save_checkpoint(const std::filesystem::path& path) override {
     trainer_.save_checkpoint(path);
@@ -270,6 +275,7 @@ class TrainerComponent {
         .stop_mid_epoch = settings().world_size == 1 || stops_mid_epoch(),
         .agreement = stops_mid_epoch() ? settings().agreement : rank_agreement{}};
     session_ = c0.training_runner->make_session(in);
+    session_->check_scheduler_length();  // a OneCycleLR too short for the run: now, not mid-run
     session_->attach(c0.hooks);
     // A HookProfiler in the list times the config-loaded hooks of the components it names.
     for (const auto& profiler : c0.hooks.instances_of<HookProfiler>())
