@@ -6,12 +6,13 @@
 //   hookforge::Trainer trainer(model, train, validate, {.epochs = 10, .work_dir = "runs/demo"},
 //                              defaults.trainer());
 //
-// It owns an IterTimer, a ProgressBar (showing the timer's figures), a LossLogger and a
-// CheckpointSaver, and hands each component its share as a hook_set of references
-// (MMEngine's default_hooks: timer, logger, checkpoint). With `.tensorboard` set it also
-// writes TensorBoard event files (a TensorBoardLogger; without it, that hook is attached
-// switched off: it writes nothing). The object must outlive the components it was given
-// to; it is neither copied nor moved, so the references stay valid.
+// It owns an IterTimer, a ProgressBar (showing the timer's figures), a LossLogger, a
+// CheckpointSaver and a ModelSummary (printed as training begins; `.summary = std::nullopt`
+// leaves it out), and hands each component its share as a hook_set of references
+// (MMEngine's default_hooks: timer, logger, checkpoint; Lightning's model summary). With
+// `.tensorboard` set it also writes TensorBoard event files (a TensorBoardLogger; without it, that
+// hook is attached switched off: it writes nothing). The object must outlive the components it was
+// given to; it is neither copied nor moved, so the references stay valid.
 #pragma once
 
 #include <optional>
@@ -22,6 +23,7 @@
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/hooks/iter_timer.hpp"
 #include "hookforge/hooks/loss_logger.hpp"
+#include "hookforge/hooks/model_summary.hpp"
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/tensorboard_logger.hpp"
 
@@ -33,6 +35,8 @@ struct default_hooks_options {
   checkpoint_saver_options checkpoint = {};
   /// Set: TensorBoard event files too (`.tensorboard = {}` for the defaults).
   std::optional<tensorboard_logger_options> tensorboard = {};
+  /// Set (the default): the model summary as training begins; std::nullopt: none.
+  std::optional<model_summary_options> summary = model_summary_options{};
 };
 
 class default_hooks {
@@ -42,7 +46,9 @@ class default_hooks {
         logger(std::move(options.logger)),
         checkpoint(std::move(options.checkpoint)),
         tensorboard(options.tensorboard.value_or(tensorboard_logger_options{})),
-        tensorboard_on_(options.tensorboard.has_value()) {}
+        summary(options.summary.value_or(model_summary_options{})),
+        tensorboard_on_(options.tensorboard.has_value()),
+        summary_on_(options.summary.has_value()) {}
   default_hooks(const default_hooks&) = delete;
   default_hooks& operator=(const default_hooks&) = delete;
 
@@ -51,6 +57,7 @@ class default_hooks {
   LossLogger logger;
   CheckpointSaver checkpoint;
   TensorBoardLogger tensorboard;
+  ModelSummary summary;
 
   /// The TensorBoardLogger, switched on by the options' `tensorboard`.
   auto board() { return enabled_if(ref(tensorboard), tensorboard_on_); }
@@ -58,8 +65,10 @@ class default_hooks {
   auto training() { return hook_set(ref(timer), ref(progress), ref(logger), board()); }
   /// For a validation or inference runner: timer, progress bar, and TensorBoard's images.
   auto validation() { return hook_set(ref(timer), ref(progress), board()); }
-  /// For the Trainer: the loggers' epoch rows and the checkpoints.
-  auto trainer() { return hook_set(ref(logger), board(), ref(checkpoint)); }
+  /// For the Trainer: the model summary, the loggers' epoch rows and the checkpoints.
+  auto trainer() {
+    return hook_set(enabled_if(ref(summary), summary_on_), ref(logger), board(), ref(checkpoint));
+  }
 
  private:
   static progress_bar_options with_timer(progress_bar_options options, const IterTimer& timer) {
@@ -68,6 +77,7 @@ class default_hooks {
   }
 
   bool tensorboard_on_;
+  bool summary_on_;
 };
 
 }  // namespace hookforge

@@ -516,6 +516,9 @@ class Trainer : private detail::trainer_actions {
     if constexpr (runners_ok) write_checkpoint(path, content);
   }
 
+  /// The model's modules by checkpoint section (TrainerContext::model_modules).
+  detail::named_modules model_modules() override { return detail::checkpoint_modules(*model_); }
+
   /// Restore what save_checkpoint wrote; the next fit() continues from there.
   /// All or nothing: every section is read and checked first; if one cannot be applied,
   /// what was already applied is put back, and the error names the file and the section.

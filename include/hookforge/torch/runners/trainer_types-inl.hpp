@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hookforge/torch/runners/trainer_types.hpp"
 
@@ -23,6 +24,13 @@ HOOKFORGE_INLINE void TrainerContext::save_checkpoint(const std::filesystem::pat
     throw std::logic_error(
         "TrainerContext::save_checkpoint: this context was not made by a Trainer");
   trainer->save_checkpoint(path, content);
+}
+
+HOOKFORGE_INLINE std::vector<std::pair<std::string, torch::nn::Module*>>
+TrainerContext::model_modules() const {
+  if (trainer == nullptr)
+    throw std::logic_error("TrainerContext::model_modules: this context was not made by a Trainer");
+  return trainer->model_modules();
 }
 
 }  // namespace hookforge

@@ -10,7 +10,10 @@
 #include <map>
 #include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <torch/nn/module.h>
 
 #include "hookforge/core/build_mode.hpp"
 #include "hookforge/core/points.hpp"
@@ -31,6 +34,9 @@ namespace detail {
 class trainer_actions {
  public:
   virtual void save_checkpoint(const std::filesystem::path& path, checkpoint_content content) = 0;
+  /// The model's modules, by checkpoint section ("model"; a GAN's "generator", ...); none
+  /// for a stand-in without a model.
+  virtual std::vector<std::pair<std::string, torch::nn::Module*>> model_modules() { return {}; }
 
  protected:
   ~trainer_actions() = default;
@@ -82,6 +88,10 @@ struct TrainerContext {
   /// loader's position, the epoch's partial scores and the learning rates it started with
   /// are saved too (section "epoch_in_progress").
   void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const;
+
+  /// The trainer's model as modules, each under its checkpoint section ("model"; a GAN's
+  /// "generator" and "discriminator"); empty for a model that is a plain callable.
+  std::vector<std::pair<std::string, torch::nn::Module*>> model_modules() const;
 };
 
 /// The points a Trainer fires (every Trainer type, and hookforge-run's Trainer entry).
