@@ -440,10 +440,11 @@ HOOKFORGE_REGISTER(gan_hook, R1GradientPenalty,
                                             cfg::field("interval", &r1_options::interval),
                                             cfg::field("reduction", &r1_options::reduction),
                                             cfg::field("name", &r1_options::name)));
-HOOKFORGE_REGISTER(trainer_hook, ModelSummary,
-                   cfg::options<model_summary_options>(
-                       cfg::field("max_depth", &model_summary_options::max_depth)
-                           .check([](const int& d) { return d >= -1; }, "an integer >= -1")));
+HOOKFORGE_REGISTER(
+    trainer_hook, ModelSummary,
+    cfg::options<model_summary_options>(cfg::field("max_depth", &model_summary_options::max_depth)
+                                            .check([](const std::int64_t& d) { return d >= -1; },
+                                                   "an integer >= -1")));
 HOOKFORGE_REGISTER(gan_hook, StepRatio,
                    cfg::options<step_ratio_options>(cfg::field("ratio",
                                                                &step_ratio_options::ratio)));

@@ -257,10 +257,10 @@ TEST_CASE("every built-in is registered under its kind", "[run][registry]") {
       CHECK(std::find(names[kind].begin(), names[kind].end(), n) != names[kind].end());
     }
   };
-  has("hook",
-      {"BatchImageSaver", "CheckInvalidLoss", "CheckpointSaver", "DWarmup", "EarlyStopping",
-       "EdgeEnhancedInput", "EMA", "EmptyCache", "GradientClip", "HookProfiler", "IterTimer",
-       "LossLogger", "LRWarmup", "MetricsPlot", "ProgressBar", "R1GradientPenalty", "StepRatio"});
+  has("hook", {"BatchImageSaver", "CheckInvalidLoss", "CheckpointSaver", "DWarmup", "EarlyStopping",
+               "EdgeEnhancedInput", "EMA", "EmptyCache", "GradientClip", "HookProfiler",
+               "IterTimer", "LossLogger", "LRWarmup", "MetricsPlot", "ModelSummary", "ProgressBar",
+               "R1GradientPenalty", "StepRatio"});
   has("model", {"ESPCN", "MLP", "PatchDiscriminator", "Pretrained"});
   has("dataset", {"ImageFolder", "ProceduralImages", "Sine"});
   has("optimizer", {"SGD", "Adam", "AdamW", "RMSprop"});

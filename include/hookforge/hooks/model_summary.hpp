@@ -38,8 +38,8 @@
 namespace hookforge {
 
 struct model_summary_options {
-  int max_depth = 1;        ///< levels of submodules listed; -1 every level, 0 none
-  std::FILE* out = stdout;  ///< where the table goes
+  std::int64_t max_depth = 1;  ///< levels of submodules listed; -1 every level, 0 none
+  std::FILE* out = stdout;     ///< where the table goes
 };
 
 namespace detail::summary {
@@ -98,7 +98,7 @@ class ModelSummary {
 
   /// The table for `modules` (each under its section), down to `max_depth`.
   static std::string format(const std::vector<std::pair<std::string, torch::nn::Module*>>& modules,
-                            int max_depth) {
+                            std::int64_t max_depth) {
     namespace s = detail::summary;
     if (modules.empty())
       return "ModelSummary: the model is a callable without a torch::nn::Module; nothing to "
@@ -120,7 +120,7 @@ class ModelSummary {
 
  private:
   static void add_rows(std::vector<detail::summary::row>& rows, const std::string& name,
-                       const torch::nn::Module& m, int depth, int max_depth) {
+                       const torch::nn::Module& m, std::int64_t depth, std::int64_t max_depth) {
     if (max_depth >= 0 && depth > max_depth) return;
     rows.push_back(detail::summary::row_of(name, m));
     for (const auto& item : m.named_children())
