@@ -1,16 +1,18 @@
-# One header's self-containment test, sped up by a precompiled <torch/types.h> where that
-# cannot change the verdict: when the TU's own includes reach <torch/types.h> (the
-# compiler's -M list says so), COMMAND ("@@"-separated: the compiler, its flags, the TU) runs
-# with "-include PCH" -- pre-including a header the TU reads anyway adds nothing to what it
-# sees. Otherwise, or when that compile fails, the plain compile decides. Used by
-# tests/headers.
-#   cmake -DCOMMAND=<compiler>@@<flag>...@@<tu> -DPCH=<header whose .gch exists> -P check_header.cmake
+# One header's self-containment test, sped up by a precompiled header of what <torch/types.h>
+# includes (tests/CMakeLists.txt) where that cannot change the verdict: COMMAND
+# ("@@"-separated: the compiler, its flags, the TU) runs with "-include PCH" and writes its
+# dependency list; when that compile passes and the list shows that the TU's own includes
+# reached <torch/types.h>, they read everything the precompiled header holds anyway, and the
+# header passes. Otherwise the plain compile decides. Used by tests/headers.
+#   cmake -DCOMMAND=<compiler>@@<flag>...@@<tu> -DPCH=<header whose .gch exists> -DDEPS=<file>
+#         -P check_header.cmake
 string(REPLACE "@@" ";" command "${COMMAND}")
-execute_process(COMMAND ${command} -M RESULT_VARIABLE rc OUTPUT_VARIABLE depends ERROR_QUIET)
-if(rc EQUAL 0 AND depends MATCHES "/torch/types\\.h[ \\\n]")
-  execute_process(COMMAND ${command} -include ${PCH} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-  if(rc EQUAL 0)
-    message(STATUS "compiles on its own (<torch/types.h>, which it includes, precompiled)")
+file(REMOVE "${DEPS}")
+execute_process(COMMAND ${command} -include ${PCH} -MD -MF ${DEPS} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(rc EQUAL 0 AND EXISTS "${DEPS}")
+  file(READ "${DEPS}" depends)
+  if(depends MATCHES "/torch/types\\.h[ \\\n]")
+    message(STATUS "compiles on its own (what <torch/types.h>, which it includes, reads precompiled)")
     return()
   endif()
 endif()

@@ -43,6 +43,12 @@ def main(argv):
         shutil.copytree(source, copy, ignore=lambda d, names: [
             n for n in names if n == ".git" or (d == source and n.startswith("build")) or n == "runs"])
         env = dict(os.environ, HOME=home, CCACHE_BASEDIR=copy)
+        # ccache's folder is found through HOME: keep the real one, or the scratch HOME would
+        # start an empty cache and the copy would compile everything again.
+        if shutil.which("ccache") and "CCACHE_DIR" not in env:
+            cache = subprocess.run(["ccache", "--get-config", "cache_dir"], capture_output=True, text=True)
+            if cache.returncode == 0 and cache.stdout.strip():
+                env["CCACHE_DIR"] = cache.stdout.strip()
         p = subprocess.run(["bash", "-euo", "pipefail", "-c", shell], cwd=copy, env=env,
                            capture_output=True, text=True)
         if p.returncode != 0:
