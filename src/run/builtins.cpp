@@ -308,6 +308,8 @@ HOOKFORGE_REGISTER(
         cfg::field("save_begin", &checkpoint_saver_options::save_begin),
         cfg::field("save_best", &checkpoint_saver_options::save_best).naming(run::validation_score),
         cfg::field("rule", &checkpoint_saver_options::rule),
+        cfg::field("save_top_k", &checkpoint_saver_options::save_top_k),
+        cfg::field("best_filename_tmpl", &checkpoint_saver_options::best_filename_tmpl),
         cfg::field("out_dir", &checkpoint_saver_options::out_dir).output_path(),
         cfg::field("filename_tmpl", &checkpoint_saver_options::filename_tmpl),
         cfg::field("save_optimizer", &checkpoint_saver_options::save_optimizer),

@@ -13,7 +13,10 @@
 
 #include <fmt/core.h>
 
+#include "hookforge/hooks/detail/file_name.hpp"
 #include "hookforge/hooks/latest_checkpoint.hpp"
+#include "hookforge/torch/io/checkpoint.hpp"
+#include "hookforge/torch/io/checkpoint_error.hpp"
 #include "hookforge/torch/weights/weights_file.hpp"
 
 namespace hookforge::run::detail {
@@ -86,8 +89,27 @@ export_args parse(int argc, char** argv) {
   return out;
 }
 
-// The best checkpoint of the run in `dir` (best_*, the newest by modification), or none.
-std::optional<fs::path> best_checkpoint(const fs::path& dir) {
+// The best checkpoint that CheckpointSaver's bookkeeping in `last` names (its best_file), when
+// it has one and that file is in `dir`: with save_top_k, the newest best file need not be the
+// best.
+std::optional<fs::path> best_named_in(const fs::path& last, const fs::path& dir) {
+  const std::string section = "hooks.trainer.CheckpointSaver";
+  try {
+    const checkpoint_reader checkpoint(last);
+    if (!checkpoint.contains(section)) return std::nullopt;
+    const auto name = checkpoint.load_state_value<std::string>(section, "best_file");
+    if (!hookforge::detail::is_file_name(name) || !fs::is_regular_file(dir / name))
+      return std::nullopt;
+    return dir / name;
+  } catch (const checkpoint_error&) {
+    return std::nullopt;  // not a trainer's checkpoint: the file names decide
+  }
+}
+
+// The best checkpoint of the run in `dir`: the one the last checkpoint's bookkeeping names,
+// else the newest best_*.pt by modification; none when there is neither.
+std::optional<fs::path> best_checkpoint(const fs::path& dir, const fs::path& last) {
+  if (auto named = best_named_in(last, dir)) return named;
   std::optional<fs::path> best;
   for (const auto& item : fs::directory_iterator(dir)) {
     const auto name = item.path().filename().string();
@@ -105,7 +127,7 @@ fs::path checkpoint_of_run(const fs::path& run, const std::string& which) {
     const auto last = latest_checkpoint(dir);
     if (!last) continue;
     if (which != "last")
-      if (auto best = best_checkpoint(dir)) return *best;
+      if (auto best = best_checkpoint(dir, *last)) return *best;
     if (which == "best")
       throw std::runtime_error("'" + dir.string() + "' holds no best checkpoint (best_*.pt)");
     return *last;

@@ -21,6 +21,9 @@
 //       one SCORE each, in a fresh folder: the files there after each epoch (last_checkpoint
 //       aside), epoch files first, comma-separated, epochs separated by '|'; with
 //       RESUME_AT > 0, a new hook goes on from the state in that epoch's checkpoint
+//   parity top_k -              for each line on stdin, K RULE RESUME_AT EPOCHS SCORE...
+//       CheckpointSaver with save_top_k K (best files only): after each epoch the files,
+//       sorted by name, and the best file ("files;best"), epochs separated by '|'
 //   parity warmup linear|constant|exponential START_FACTOR WARMUP_ITERS STEPS EPOCHS
 //         STEP_SIZE GAMMA       the lr of each optimiser step (base lr 0.1) of EPOCHS epochs of
 //       STEPS steps, LRWarmup over StepLR(STEP_SIZE, GAMMA) stepped after each epoch
@@ -288,22 +291,74 @@ int warmup(const std::vector<std::string>& a) {
 struct StandInTrainer final : hookforge::detail::trainer_actions {
   const CheckpointSaver* saver = nullptr;
   std::map<std::string, state_map> saved;
+  std::string last;  ///< the file written last ("" when the epoch wrote none)
   void save_checkpoint(const std::filesystem::path& path, checkpoint_content) override {
     std::ofstream(path) << "checkpoint\n";
-    saved[path.filename().string()] = saver->state_dict();
+    last = path.filename().string();
+    saved[last] = saver->state_dict();
   }
 };
 
-/// The files in `dir` but last_checkpoint: epoch files first, each kind by number.
-std::string files_in(const std::filesystem::path& dir) {
+/// The files in `dir` but last_checkpoint: epoch files first, each kind by number (by_name:
+/// sorted by name, as Python's sorted()).
+std::string files_in(const std::filesystem::path& dir, bool by_name = false) {
   std::vector<std::string> names;
   for (const auto& item : std::filesystem::directory_iterator(dir))
     if (item.path().filename() != "last_checkpoint")
       names.push_back(item.path().filename().string());
-  auto key = [](const std::string& n) { return std::tuple(n.starts_with("best"), n.size(), n); };
+  auto key = [&](const std::string& n) {
+    return by_name ? std::tuple(false, std::size_t{0}, n)
+                   : std::tuple(n.starts_with("best"), n.size(), n);
+  };
   std::sort(names.begin(), names.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+/// The context at the end of epoch `epoch` (0-based) of `epochs`, validated with `score`; 10
+/// training steps an epoch.
+TrainerContext epoch_end(std::int64_t epoch, std::int64_t epochs, const std::string& score,
+                         const std::filesystem::path& dir, StandInTrainer& trainer) {
+  TrainerContext ctx;
+  ctx.epoch = epoch;
+  ctx.completed_epochs = epoch + 1;
+  ctx.global_step = 10 * (epoch + 1);
+  ctx.total_epochs = epochs;
+  ctx.validated = true;
+  ctx.val_scores = {{"score", number(score)}};
+  ctx.work_dir = dir;
+  ctx.trainer = &trainer;
+  return ctx;
+}
+
+/// A CheckpointSaver with `o` over one epoch per score (words), in a fresh folder `dir`:
+/// `describe(saver, dir)` after each epoch, '|'-joined. After epoch `resume_at`, a new hook
+/// goes on from `state_at(trainer)`, the state stored in a file that epoch wrote.
+template <class Describe, class StateAt>
+std::string run_saver(const checkpoint_saver_options& o, const std::vector<std::string>& scores,
+                      std::int64_t resume_at, const std::filesystem::path& dir, Describe describe,
+                      StateAt state_at) {
+  std::filesystem::create_directories(dir);
+  auto saver = std::make_unique<CheckpointSaver>(o);
+  StandInTrainer trainer;
+  trainer.saver = saver.get();
+  std::string out;
+  const auto epochs = static_cast<std::int64_t>(scores.size());
+  for (std::int64_t epoch = 0; epoch < epochs; ++epoch) {
+    TrainerContext ctx =
+        epoch_end(epoch, epochs, scores[static_cast<std::size_t>(epoch)], dir, trainer);
+    trainer.last.clear();
+    saver->save_epoch(ctx);
+    out += (epoch == 0 ? "" : "|") + describe(*saver, dir);
+    if (epoch + 1 == resume_at) {
+      const state_map state = state_at(trainer);
+      saver = std::make_unique<CheckpointSaver>(o);
+      saver->load_state_dict(state);
+      trainer.saver = saver.get();
+    }
+  }
+  std::filesystem::remove_all(dir);
   return out;
 }
 
@@ -317,38 +372,22 @@ std::string checkpoint_files(const std::vector<std::string>& a, const std::files
     o.save_best = "score";
     o.rule = a.at(4);
   }
-  const auto resume_at = std::stoll(a.at(5)), epochs = std::stoll(a.at(6));
-  std::filesystem::create_directories(dir);
-  auto saver = std::make_unique<CheckpointSaver>(o);
-  StandInTrainer trainer;
-  trainer.saver = saver.get();
-  std::string out;
-  for (std::int64_t epoch = 0; epoch < epochs; ++epoch) {
-    TrainerContext ctx;
-    ctx.epoch = epoch;
-    ctx.completed_epochs = epoch + 1;
-    ctx.total_epochs = epochs;
-    ctx.validated = true;
-    ctx.val_scores = {{"score", number(a.at(7 + static_cast<std::size_t>(epoch)))}};
-    ctx.work_dir = dir;
-    ctx.trainer = &trainer;
-    saver->save_epoch(ctx);
-    out += (epoch == 0 ? "" : "|") + files_in(dir);
-    if (epoch + 1 == resume_at) {  // a new hook from the state in epoch_{RESUME_AT}.pt
-      const auto from = trainer.saved.find(fmt::format("epoch_{}.pt", resume_at));
-      if (from == trainer.saved.end())
-        throw std::invalid_argument(
-            fmt::format("epoch {} wrote no checkpoint to resume from", resume_at));
-      saver = std::make_unique<CheckpointSaver>(o);
-      saver->load_state_dict(from->second);
-      trainer.saver = saver.get();
-    }
-  }
-  std::filesystem::remove_all(dir);
-  return out;
+  const auto resume_at = std::stoll(a.at(5));
+  return run_saver(
+      o, {a.begin() + 7, a.end()}, resume_at, dir,
+      [](const CheckpointSaver&, const std::filesystem::path& d) { return files_in(d); },
+      [&](const StandInTrainer& trainer) {  // the state in epoch_{RESUME_AT}.pt
+        const auto from = trainer.saved.find(fmt::format("epoch_{}.pt", resume_at));
+        if (from == trainer.saved.end())
+          throw std::invalid_argument(
+              fmt::format("epoch {} wrote no checkpoint to resume from", resume_at));
+        return from->second;
+      });
 }
 
-int checkpoint() {
+/// Runs `answer` (words of a line, a fresh folder) on each line of stdin, printing its line.
+template <class Answer>
+int for_each_case(Answer answer) {
   std::string folder = (std::filesystem::temp_directory_path() / "parity-XXXXXX").string();
   if (mkdtemp(folder.data()) == nullptr) throw std::runtime_error("cannot make " + folder);
   struct Cleanup {
@@ -360,16 +399,41 @@ int checkpoint() {
     std::istringstream words(line);
     std::vector<std::string> a{std::istream_iterator<std::string>(words), {}};
     if (!a.empty())
-      std::cout << checkpoint_files(a, std::filesystem::path(folder) / std::to_string(n)) << "\n";
+      std::cout << answer(a, std::filesystem::path(folder) / std::to_string(n)) << "\n";
   }
   return 0;
+}
+
+/// `parity top_k -`: per line "K RULE RESUME_AT EPOCHS SCORE...", the files after each epoch
+/// and the best one ("files;best", '|'-joined) for save_top_k K, named as parity_top_k.py names
+/// Lightning's; a resume loads the state in the file written at epoch RESUME_AT.
+std::string top_k_files(const std::vector<std::string>& a, const std::filesystem::path& dir) {
+  const checkpoint_saver_options o{
+      .interval = 0,
+      .save_last = false,
+      .save_best = "score",
+      .rule = a.at(1),
+      .save_top_k = std::stoll(a.at(0)),
+      .best_filename_tmpl = "best_{metric}_{score:.3f}_epoch_{epoch}.pt"};
+  const auto resume_at = std::stoll(a.at(2));
+  return run_saver(
+      o, {a.begin() + 4, a.end()}, resume_at, dir,
+      [](const CheckpointSaver& saver, const std::filesystem::path& d) {
+        return files_in(d, /*by_name=*/true) + ";" + saver.best_file();
+      },
+      [&](const StandInTrainer& trainer) {
+        if (trainer.last.empty())
+          throw std::invalid_argument(
+              fmt::format("epoch {} wrote no file to resume from", resume_at));
+        return trainer.saved.at(trainer.last);
+      });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: parity early_stopping|scheduler|clip|metrics|ema|checkpoint|warmup "
+    std::cerr << "usage: parity early_stopping|scheduler|clip|metrics|ema|checkpoint|top_k|warmup "
                  "ARG...\n";
     return 2;
   }
@@ -382,7 +446,8 @@ int main(int argc, char** argv) {
     if (command == "clip") return clip(args);
     if (command == "metrics") return metrics(args);
     if (command == "ema") return ema(args);
-    if (command == "checkpoint") return checkpoint();
+    if (command == "checkpoint") return for_each_case(checkpoint_files);
+    if (command == "top_k") return for_each_case(top_k_files);
     if (command == "warmup") return warmup(args);
   } catch (const std::exception& e) {
     std::cerr << "parity: " << e.what() << "\n";

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where hookforge promises a peer's behaviour, the peer's own code on the same inputs.
 
-    parity.py PARITY_BINARY early_stopping|schedulers|clip|metrics|ema|checkpoint|warmup
+    parity.py PARITY_BINARY early_stopping|schedulers|clip|metrics|ema|checkpoint|top_k|warmup
 
 Run with the Python of scripts/peers.sh (PyTorch 2.11, Lightning, torchmetrics). hookforge's
 side is tests/peers/parity.cpp; each check prints what it compared, and exits 1 at the first
@@ -41,6 +41,8 @@ checkpoint      CheckpointSaver's retention against MMEngine's CheckpointHook (i
                 counts in max_keep_ckpts; it does so only once the hook object has written an
                 epoch checkpoint, so not after a resume until the next one. hookforge writes
                 only the best file there (its bookkeeping is in every checkpoint it writes).
+top_k           CheckpointSaver's save_top_k against Lightning's ModelCheckpoint: see
+                parity_top_k.py.
 warmup          LRWarmup (linear, constant) over an epoch StepLR: the lr of every optimiser
                 step, to 1e-12, equal to PyTorch's LinearLR / ConstantLR (total_iters =
                 warmup_iters) stepped per iteration, chained with StepLR per epoch; and to
@@ -503,11 +505,16 @@ def check_warmup(binary):
           f"checked to differ, MMEngine reaches the full rate one step sooner)")
 
 
+def check_top_k(binary):
+    from parity_top_k import check_top_k as check  # its own file: parity_top_k.py
+    check(binary)
+
+
 def main():
     binary, what = sys.argv[1], sys.argv[2]
     checks = {"early_stopping": check_early_stopping, "schedulers": check_schedulers,
               "clip": check_clip, "metrics": check_metrics, "ema": check_ema,
-              "checkpoint": check_checkpoint, "warmup": check_warmup}
+              "checkpoint": check_checkpoint, "warmup": check_warmup, "top_k": check_top_k}
     if what not in checks:
         fail(f"unknown check {what} ({', '.join(checks)})")
     checks[what](binary)

@@ -34,6 +34,8 @@
                                                refusals exit 2 naming the file, --overwrite, runs/<config>-2
   cli.py lock     BIN CONFIG [nproc]           a second run into a running run's directory exits 2
                                                naming its pid; a killed run leaves no stale lock
+  cli.py top-k    BIN                          save_top_k 2 from the command line: 2 files named with
+                                               their scores; export RUN takes the best of them
   cli.py paths    BIN CONFIG                   a hook's out_dir is taken under --output; one leading
                                                out of it (a symlink too) exits 2 unless
                                                --allow-outside-output; --resume finds the checkpoints
@@ -1284,6 +1286,30 @@ def cmd_two_hosts(binary):
         print("--resume on both hosts with the link back: the straight run's scores, bit for bit")
 
 
+def cmd_top_k(binary):
+    """CheckpointSaver's save_top_k from a config: the k best files, named with their scores,
+    and `export RUN` takes the best of them (the bookkeeping's), not the newest."""
+    saver = "trainer.params.hooks.3.params"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, "--set", "trainer.params.epochs=4", "--set",
+                         "data.train.params.count=256", "--set", f"{saver}.save_top_k=2", "--set",
+                         f"{saver}.rule=less", "--set",  # the worst PSNR "best": the first epochs stay
+                         f"{saver}.best_filename_tmpl=top_{{metric}}_{{score:.6f}}_e{{epoch}}.pt"])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        top = sorted(f for f in os.listdir(out) if f.startswith("top_psnr_"))
+        if len(top) != 2:
+            fail(f"save_top_k 2 should leave 2 files top_psnr_*: {sorted(os.listdir(out))}")
+        best = min(top, key=lambda f: float(f.split("_")[2]))  # rule less
+        newest = max(top, key=lambda f: os.path.getmtime(os.path.join(out, f)))
+        p = run(binary, ["export", out])
+        if p.returncode != 0 or f"'{os.path.join(out, best)}'" not in p.stdout:
+            fail(f"export {out} should take {best} (the best of {top}): {p.stdout}{p.stderr}")
+        print(f"save_top_k 2 by a PSNR ruled 'less' over 4 epochs kept {', '.join(top)}; export took "
+              f"{best}" + ("" if best == newest else f", not the newer {newest}"))
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -1321,6 +1347,8 @@ def main(argv):
         cmd_two_hosts(binary)
     elif command == "paths":
         cmd_paths(binary, rest[0])
+    elif command == "top-k":
+        cmd_top_k(binary)
     elif command == "lock":
         cmd_lock(binary, rest[0], len(rest) > 1 and rest[1] == "nproc")
     elif command == "signals":

@@ -13,7 +13,10 @@
 //   epoch_{N}.pt                every `interval` epochs from `save_begin`, and at the last
 //                               epoch (`save_last`; a run that stops early ends there too);
 //                               the newest `max_keep_ckpts` are kept
-//   best_{metric}_epoch_{N}.pt  when the validation score `save_best` improves; one at a time
+//   best_{metric}_epoch_{N}.pt  when the validation score `save_best` enters the `save_top_k`
+//                               best (1: the best one; ties as Lightning's ModelCheckpoint:
+//                               detail/top_k.hpp); named by `best_filename_tmpl` if given
+//                               ("best_{metric}_{score:.4f}_epoch_{epoch}.pt")
 //   last_checkpoint             a text file naming the file written last (in the same folder)
 // With by_epoch = false (MMEngine's by_epoch=False), `interval` and `save_begin` count training
 // steps and the files are iter_{N}.pt (N = steps done): at on_trainer_step_finished, in the
@@ -61,7 +64,9 @@
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/hooks/detail/file_name.hpp"
 #include "hookforge/hooks/latest_checkpoint.hpp"
+#include "hookforge/hooks/checkpoint_saver_options.hpp"
 #include "hookforge/hooks/detail/checkpoint_files.hpp"
+#include "hookforge/hooks/detail/top_k.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/state_map.hpp"
@@ -71,74 +76,15 @@
 
 namespace hookforge {
 
-/// CheckpointSaver's options (MMEngine CheckpointHook's, by epoch).
-struct checkpoint_saver_options {
-  std::int64_t interval = 1;  ///< a checkpoint every N epochs (steps without by_epoch); 0: none
-  bool by_epoch = true;       ///< interval and save_begin count epochs; false: training steps
-  std::int64_t max_keep_ckpts = -1;  ///< epoch checkpoints kept, newest first; -1: all
-  bool save_last = true;             ///< also save the run's last epoch, whatever the interval
-  std::int64_t save_begin = 0;       ///< first epoch (step) saved on the interval (N >= save_begin)
-  std::string save_best = "";  ///< a validation score, "auto" (the trainer's monitor), or "" (none)
-  std::string rule = "";       ///< "greater" or "less"; empty: inferred from save_best's name
-  std::filesystem::path out_dir = {};  ///< empty: the trainer's work_dir
-  std::string filename_tmpl = "";  ///< one {} for N; empty: "epoch_{}.pt" ("iter_{}.pt" by step)
-  bool save_optimizer = true;      ///< with the optimiser's state (needed for an exact resume)
-  std::vector<std::string> published_keys = {};  ///< sections of the published copies; empty: none
-  /// "safetensors" or "pth": beside each checkpoint, its model's weights in that format for
-  /// Python (epoch_3.pt and epoch_3.safetensors), kept and removed with it; "": none.
-  std::string weights_format = "";
-  std::string weights_section = "model";  ///< the checkpoint's module section they come from
-};
-
 class CheckpointSaver {
  public:
   static constexpr int priority = priority::VERY_LOW;
   static constexpr std::string_view state_key = "CheckpointSaver";
 
   explicit CheckpointSaver(checkpoint_saver_options options = {}) : options_(std::move(options)) {
-    const auto& o = options_;
-    if (o.interval < 0)
-      throw std::invalid_argument(fmt::format(
-          "CheckpointSaver: interval must be >= 0 (0: no checkpoints on an interval), got {}",
-          o.interval));
-    if (o.max_keep_ckpts == 0 || o.max_keep_ckpts < -1)
-      throw std::invalid_argument(
-          fmt::format("CheckpointSaver: max_keep_ckpts must be -1 (keep all) or >= 1, got {}",
-                      o.max_keep_ckpts));
-    if (o.save_begin < 0)
-      throw std::invalid_argument(
-          fmt::format("CheckpointSaver: save_begin must be >= 0, got {}", o.save_begin));
-    detail::saver::check_template(file_template());
-    if (o.save_best.empty()) {
-      if (!o.rule.empty())
-        throw std::invalid_argument(
-            fmt::format("CheckpointSaver: rule must be empty when save_best is (no best "
-                        "checkpoint), got \"{}\"",
-                        o.rule));
-    } else if (o.save_best == "auto") {
-      check_rule_text("CheckpointSaver", o.rule);
-    } else {
-      rule_ = metric_rule_for("CheckpointSaver", o.save_best, o.rule);
-    }
-    for (std::size_t i = 0; i < o.published_keys.size(); ++i) {
-      if (o.published_keys[i].empty())
-        throw std::invalid_argument(
-            "CheckpointSaver: published_keys must name sections, got an empty name");
-      if (std::find(
-              o.published_keys.begin(), o.published_keys.begin() + static_cast<std::ptrdiff_t>(i),
-              o.published_keys[i]) != o.published_keys.begin() + static_cast<std::ptrdiff_t>(i))
-        throw std::invalid_argument(
-            fmt::format("CheckpointSaver: published_keys must be distinct, got '{}' twice",
-                        o.published_keys[i]));
-    }
-    if (!o.weights_format.empty() && !parse_weights_format(o.weights_format))
-      throw std::invalid_argument(fmt::format(
-          "CheckpointSaver: weights_format must be \"safetensors\", \"pth\" or empty, got \"{}\"",
-          o.weights_format));
-    if (!o.published_keys.empty() && !o.save_last && o.save_best.empty())
-      throw std::invalid_argument(
-          "CheckpointSaver: published_keys needs save_last or save_best (they name the files "
-          "published)");
+    detail::saver::check_options(options_);
+    if (!options_.save_best.empty() && options_.save_best != "auto")
+      rule_ = metric_rule_for("CheckpointSaver", options_.save_best, options_.rule);
   }
 
   /// At on_trainer_step_finished: a checkpoint in the middle of the epoch when the step
@@ -181,8 +127,9 @@ class CheckpointSaver {
             fmt::format("CheckpointSaver: save_best '{}' is not a validation score (scores: {})",
                         metric, score_names(ctx.val_scores)));
       score = it->second;
-      if (is_better(*rule_, score, best_score_))
-        best_name = fmt::format("best_{}_{}", detail::saver::file_part(metric), epoch_name);
+      if (top_k_.admits(score, options_.save_top_k, *rule_))
+        best_name = detail::saver::best_name(
+            best_template(), {metric, score, ctx.completed_epochs, ctx.global_step});
     }
     if (!write_epoch && best_name.empty()) return;
     store(ctx, dir, write_epoch ? epoch_name : std::string(), best_name, score);
@@ -212,7 +159,8 @@ class CheckpointSaver {
   state_map state_dict() const {
     return {{"kept", string_list(books_.kept)},  {"last", books_.last},
             {"best_metric", books_.best_metric}, {"best_score", best_score_},
-            {"best_file", books_.best_file},     {"stale", string_list(books_.stale)}};
+            {"best_file", books_.best_file},     {"top_k_files", string_list(top_k_.files())},
+            {"top_k_scores", top_k_.scores()},   {"stale", string_list(books_.stale)}};
   }
 
   void load_state_dict(const state_map& state) {
@@ -223,13 +171,29 @@ class CheckpointSaver {
                       state_value<std::string>(state, hook, "best_file"),
                       state_value<std::vector<std::string>>(state, hook, "stale")};
     best_score_ = state_value<double>(state, hook, "best_score");
+    detail::saver::top_k top;
+    if (state.count("top_k_files")) {
+      const auto files = state_value<std::vector<std::string>>(state, hook, "top_k_files");
+      const auto scores = state_value<std::vector<double>>(state, hook, "top_k_scores");
+      if (files.size() != scores.size())
+        throw std::invalid_argument(
+            fmt::format("CheckpointSaver: the checkpoint's top_k_files ({}) and top_k_scores "
+                        "({}) differ in length",
+                        files.size(), scores.size()));
+      top.assign(files, scores);
+    } else if (!books.best_file.empty()) {  // written before save_top_k: its one best file
+      top.assign({books.best_file}, {best_score_});
+    }
     books_ = std::move(books);
+    top_k_ = std::move(top);
   }
 
   /// Epoch checkpoints kept (file names in the output folder), oldest first.
   const std::vector<std::string>& kept() const { return books_.kept; }
   /// The best checkpoint's file name ("" before the first).
   const std::string& best_file() const { return books_.best_file; }
+  /// The save_top_k best checkpoints' file names, in the order they were written.
+  std::vector<std::string> best_files() const { return top_k_.files(); }
   /// Its score (NaN before the first).
   double best_score() const { return best_score_; }
   /// The file last_checkpoint names.
@@ -270,11 +234,13 @@ class CheckpointSaver {
         books_.kept.erase(books_.kept.begin());
       }
     }
+    const detail::saver::top_k top_before = top_k_;
     if (!best_name.empty()) {
-      if (!books_.best_file.empty() && books_.best_file != best_name)
-        stale.push_back(books_.best_file);
-      books_.best_file = best_name;
-      best_score_ = score;
+      if (auto left = top_k_.add(best_name, score, options_.save_top_k, *rule_))
+        stale.push_back(std::move(*left));
+      const auto* best = top_k_.best(*rule_);
+      books_.best_file = best->file;
+      best_score_ = best->score;
     }
     books_.last = write_epoch ? epoch_name : best_name;
     books_.stale = std::move(stale);
@@ -295,6 +261,7 @@ class CheckpointSaver {
     } catch (...) {
       books_ = before;
       best_score_ = best_score_before;
+      top_k_ = top_before;
       throw;
     }
     // The replacements are on disk: now the old files go.
@@ -302,10 +269,12 @@ class CheckpointSaver {
     remove_stale(dir);
   }
 
-  /// filename_tmpl, or its default for by_epoch.
-  std::string file_template() const {
-    if (!options_.filename_tmpl.empty()) return options_.filename_tmpl;
-    return options_.by_epoch ? "epoch_{}.pt" : "iter_{}.pt";
+  std::string file_template() const { return detail::saver::file_template(options_); }
+
+  std::string best_template() const {
+    return options_.best_filename_tmpl.empty()
+               ? detail::saver::default_best_template(file_template(), options_.by_epoch)
+               : options_.best_filename_tmpl;
   }
 
   /// Whether count `n` (epochs, or steps) is on the interval, when `counting` that unit.
@@ -333,6 +302,7 @@ class CheckpointSaver {
             "starts again ('{}' stays)",
             books_.best_metric, metric, books_.best_file));
         books_.best_file.clear();
+        top_k_.clear();
       }
       books_.best_metric = metric;
       best_score_ = std::numeric_limits<double>::quiet_NaN();
@@ -347,7 +317,7 @@ class CheckpointSaver {
   }
 
   bool referenced(const std::string& name) const {
-    return name == books_.best_file || name == books_.last ||
+    return name == books_.best_file || name == books_.last || top_k_.holds(name) ||
            std::find(books_.kept.begin(), books_.kept.end(), name) != books_.kept.end();
   }
 
@@ -379,17 +349,18 @@ class CheckpointSaver {
     books_.stale.clear();
   }
 
-  /// One best checkpoint at a time, also after a resume from an older checkpoint whose
+  /// Only the save_top_k best checkpoints, also after a resume from an older checkpoint whose
   /// bookkeeping does not know a best file the interrupted run wrote later.
   void remove_other_best_files(const std::filesystem::path& dir) const {
-    for (const auto& file : detail::saver::other_best_files(dir, file_template(),
-                                                            books_.best_metric, books_.best_file))
+    for (const auto& file :
+         detail::saver::other_best_files(dir, best_template(), books_.best_metric, top_k_.files()))
       remove_file(file);
   }
 
   checkpoint_saver_options options_;
   std::optional<metric_rule> rule_;
   bookkeeping books_;
+  detail::saver::top_k top_k_;
   double best_score_ = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::filesystem::path> published_;
   bool step_due_ = false;  ///< by step: a save is due at the next batch that updates
