@@ -92,8 +92,8 @@ TEST_CASE("a linear regression trained by Trainer recovers its weights", "[runne
   torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
   auto train_data = regression_data(8, 16, 0.01, 1);
   auto val_data = regression_data(2, 16, 0.01, 2);
-  TrainingEpochRunner train(sgd, {});
-  ValidationEpochRunner val(inference_options{});
+  TrainingEpochRunner train(sgd);  // the default options, no hooks
+  ValidationEpochRunner val;
   Trainer trainer(model, train, val, trainer_options{.epochs = 20});
   auto criterion = mse;
 

@@ -148,6 +148,10 @@ class InferenceRunner : public detail::inference_loop<InferenceRunner<Hooks...>,
   explicit InferenceRunner(inference_options options, Hooks... hooks)
       : detail::inference_loop<InferenceRunner, detail::criterion_need::none, Hooks...>(
             std::move(options), std::move(hooks)...) {}
+  /// With the default options and no hooks: `InferenceRunner run;`.
+  InferenceRunner()
+    requires(sizeof...(Hooks) == 0)
+      : InferenceRunner(inference_options{}) {}
 };
 
 template <class... Hooks>
@@ -159,6 +163,10 @@ class ValidationEpochRunner
   explicit ValidationEpochRunner(inference_options options, Hooks... hooks)
       : detail::inference_loop<ValidationEpochRunner, detail::criterion_need::required, Hooks...>(
             std::move(options), std::move(hooks)...) {}
+  /// With the default options and no hooks: `ValidationEpochRunner run;`.
+  ValidationEpochRunner()
+    requires(sizeof...(Hooks) == 0)
+      : ValidationEpochRunner(inference_options{}) {}
 };
 
 template <class... Hooks>
@@ -169,14 +177,21 @@ class BenchmarkRunner : public detail::inference_loop<BenchmarkRunner<Hooks...>,
   explicit BenchmarkRunner(inference_options options, Hooks... hooks)
       : detail::inference_loop<BenchmarkRunner, detail::criterion_need::optional, Hooks...>(
             std::move(options), std::move(hooks)...) {}
+  /// With the default options and no hooks: `BenchmarkRunner run;`.
+  BenchmarkRunner()
+    requires(sizeof...(Hooks) == 0)
+      : BenchmarkRunner(inference_options{}) {}
 };
 
 template <class... H>
 InferenceRunner(inference_options, H...) -> InferenceRunner<H...>;
+InferenceRunner() -> InferenceRunner<>;
 template <class... H>
 ValidationEpochRunner(inference_options, H...) -> ValidationEpochRunner<H...>;
+ValidationEpochRunner() -> ValidationEpochRunner<>;
 template <class... H>
 BenchmarkRunner(inference_options, H...) -> BenchmarkRunner<H...>;
+BenchmarkRunner() -> BenchmarkRunner<>;
 
 }  // namespace hookforge
 

@@ -138,6 +138,10 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
           std::to_string(options_.gradient_accumulation_steps));
     check_metrics(options_.metrics, runner_name);
   }
+  /// With the default options and no hooks: `TrainingEpochRunner train(optimizer);`.
+  explicit TrainingEpochRunner(torch::optim::Optimizer& optimizer)
+    requires(sizeof...(Hooks) == 0)
+      : TrainingEpochRunner(optimizer, training_options{}) {}
 
   /// Train `model` for one epoch over `loader` and return the epoch's mean scores.
   /// The loader and criterion are used during the call only (temporaries are fine).
@@ -231,6 +235,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
 template <class... Hooks>
 TrainingEpochRunner(torch::optim::Optimizer&, training_options, Hooks...)
     -> TrainingEpochRunner<Hooks...>;
+TrainingEpochRunner(torch::optim::Optimizer&) -> TrainingEpochRunner<>;
 
 }  // namespace hookforge
 
