@@ -13,7 +13,6 @@
 
 #include <fmt/core.h>
 
-#include "hookforge/hooks/detail/file_name.hpp"
 #include "hookforge/hooks/latest_checkpoint.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/checkpoint_error.hpp"
@@ -97,8 +96,11 @@ std::optional<fs::path> best_named_in(const fs::path& last, const fs::path& dir)
   try {
     const checkpoint_reader checkpoint(last);
     if (!checkpoint.contains(section)) return std::nullopt;
-    const auto name = checkpoint.load_state_value<std::string>(section, "best_file");
-    if (!hookforge::detail::is_file_name(name) || !fs::is_regular_file(dir / name))
+    // One file name in `dir`, naming a regular file there (not a path, not a symlink): the
+    // checkpoint may come from elsewhere.
+    const fs::path name = checkpoint.load_state_value<std::string>(section, "best_file");
+    if (name.empty() || name.filename() != name || name == "." || name == ".." ||
+        fs::symlink_status(dir / name).type() != fs::file_type::regular)
       return std::nullopt;
     return dir / name;
   } catch (const checkpoint_error&) {
