@@ -169,6 +169,15 @@ TEST_CASE("a checkpoint written before save_top_k loads with its one best file",
   saver.load_state_dict(old);
   CHECK(saver.best_files() == std::vector<std::string>{"best_acc_epoch_2.pt"});
   CHECK(saver.best_score() == 0.75);
+
+  // A refused checkpoint (lists of different lengths) leaves the hook as it was.
+  state_map bad = old;
+  bad["best_score"] = 0.5;
+  bad["top_k_files"] = hookforge::string_list({"a_1.pt", "b_2.pt"});
+  bad["top_k_scores"] = c10::List<double>(std::vector<double>{0.5});
+  CHECK_THROWS_WITH(saver.load_state_dict(bad), Contains("differ in length"));
+  CHECK(saver.best_score() == 0.75);
+  CHECK(saver.best_files() == std::vector<std::string>{"best_acc_epoch_2.pt"});
 }
 
 TEST_CASE("save_top_k and best_filename_tmpl out of range are errors naming them", "[hooks]") {
@@ -184,4 +193,11 @@ TEST_CASE("save_top_k and best_filename_tmpl out of range are errors naming them
                     Contains("best_filename_tmpl"));
   CHECK_THROWS_WITH(saver({.save_best = "acc", .best_filename_tmpl = "a/{epoch}.pt"}),
                     Contains("best_filename_tmpl"));
+  // Without save_best there is nothing to rank (Lightning's ModelCheckpoint refuses it too).
+  CHECK_THROWS_WITH(
+      saver({.save_top_k = 3}),
+      Contains("save_top_k keeps the k best by save_best, which is empty") && Contains("got 3"));
+  CHECK_THROWS_WITH(saver({.best_filename_tmpl = "top_{epoch}.pt"}),
+                    Contains("best_filename_tmpl names the best checkpoints, and save_best is "
+                             "empty"));
 }

@@ -170,7 +170,8 @@ class CheckpointSaver {
                       state_value<std::string>(state, hook, "best_metric"),
                       state_value<std::string>(state, hook, "best_file"),
                       state_value<std::vector<std::string>>(state, hook, "stale")};
-    best_score_ = state_value<double>(state, hook, "best_score");
+    // Read into locals: a checkpoint refused below leaves the hook as it was.
+    const auto best_score = state_value<double>(state, hook, "best_score");
     detail::saver::top_k top;
     if (state.count("top_k_files")) {
       const auto files = state_value<std::vector<std::string>>(state, hook, "top_k_files");
@@ -182,8 +183,9 @@ class CheckpointSaver {
                         files.size(), scores.size()));
       top.assign(files, scores);
     } else if (!books.best_file.empty()) {  // written before save_top_k: its one best file
-      top.assign({books.best_file}, {best_score_});
+      top.assign({books.best_file}, {best_score});
     }
+    best_score_ = best_score;
     books_ = std::move(books);
     top_k_ = std::move(top);
   }

@@ -68,6 +68,18 @@ inline void check_options(const checkpoint_saver_options& o) {
         "CheckpointSaver: save_top_k must be -1 (every scored checkpoint) or >= 1, got {}",
         o.save_top_k));
   if (!o.best_filename_tmpl.empty()) check_best_template(o.best_filename_tmpl);
+  // Without a score there is nothing to rank: options that would do nothing are refused.
+  if (o.save_best.empty() && o.save_top_k != 1)
+    throw std::invalid_argument(fmt::format(
+        "CheckpointSaver: save_top_k keeps the k best by save_best, which is empty; set "
+        "save_best (a score, or \"auto\"), or leave save_top_k at 1 (max_keep_ckpts keeps the "
+        "newest epoch files), got {}",
+        o.save_top_k));
+  if (o.save_best.empty() && !o.best_filename_tmpl.empty())
+    throw std::invalid_argument(fmt::format(
+        "CheckpointSaver: best_filename_tmpl names the best checkpoints, and save_best is "
+        "empty (no best checkpoint); set save_best or leave best_filename_tmpl out, got \"{}\"",
+        o.best_filename_tmpl));
   if (o.save_best.empty() && !o.rule.empty())
     throw std::invalid_argument(
         fmt::format("CheckpointSaver: rule must be empty when save_best is (no best "
