@@ -62,7 +62,11 @@ HOOKFORGE_REGISTER_AS(
         // and is blamed for it (CosineAnnealingLR's T_max).
         cfg::field("epochs", &run::trainer_config::epochs)
             .check([](const std::int64_t& n) { return n >= 0; }, "a number of epochs >= 0"),
-        cfg::field("val_interval", &run::trainer_config::val_interval),
+        cfg::field("val_interval", &run::trainer_config::val_interval)
+            .check([](const std::int64_t& n) { return n >= 0; }, "a number of epochs >= 0"),
+        cfg::field("max_steps", &run::trainer_config::max_steps)
+            .check([](const std::int64_t& n) { return n >= -1; },
+                   "-1 (no limit) or a number of optimiser updates >= 0"),
         cfg::field("scheduler", &run::trainer_config::scheduler),
         cfg::field("stop", &run::trainer_config::stop),
         cfg::field("monitor", &run::trainer_config::monitor).naming(run::validation_score),

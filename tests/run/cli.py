@@ -36,6 +36,8 @@
                                                naming its pid; a killed run leaves no stale lock
   cli.py top-k    BIN                          save_top_k 2 from the command line: 2 files named with
                                                their scores; export RUN takes the best of them
+  cli.py max-steps BIN                         max_steps from the command line ends the epoch it is
+                                               reached in, which validates; -3 exits 2 naming it
   cli.py paths    BIN CONFIG                   a hook's out_dir is taken under --output; one leading
                                                out of it (a symlink too) exits 2 unless
                                                --allow-outside-output; --resume finds the checkpoints
@@ -1310,6 +1312,27 @@ def cmd_top_k(binary):
               f"{best}" + ("" if best == newest else f", not the newer {newest}"))
 
 
+def cmd_max_steps(binary):
+    """trainer.params.max_steps from the command line: 24 updates of 16-batch epochs end the
+    second epoch after its 8th batch, which validates; a value below -1 exits 2 naming the key."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, "--set", "trainer.params.epochs=5", "--set",
+                         "data.train.params.count=256", "--set", "trainer.params.max_steps=24"])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        final = closing(p.stdout)
+        if "| 2 epochs (stopped: max_steps)" not in final:
+            fail(f"24 updates of 16 an epoch should end epoch 2 for max_steps: {final}")
+        rows = epoch_rows(out)
+        if len(rows) != 2 or not any(k.startswith("val_") for k in rows[-1]):
+            fail(f"expected 2 epoch rows, the shortened one validated: {rows}")
+        p = run(binary, ["--output", os.path.join(tmp, "bad"), "--set", "trainer.params.max_steps=-3"])
+        if p.returncode != 2 or "max_steps" not in p.stderr or "-1 (no limit)" not in p.stderr:
+            fail(f"max_steps -3 should exit 2 naming the key and what it takes: {p.returncode} {p.stderr}")
+        print(f"max_steps 24: {final}; max_steps -3: {p.stderr.strip()}")
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -1349,6 +1372,8 @@ def main(argv):
         cmd_paths(binary, rest[0])
     elif command == "top-k":
         cmd_top_k(binary)
+    elif command == "max-steps":
+        cmd_max_steps(binary)
     elif command == "lock":
         cmd_lock(binary, rest[0], len(rest) > 1 and rest[1] == "nproc")
     elif command == "signals":

@@ -227,6 +227,7 @@ struct trainer_config {
   std::shared_ptr<Loss> val_loss{};
   std::int64_t epochs = 1;
   std::int64_t val_interval = 1;
+  std::int64_t max_steps = -1;
   std::shared_ptr<lr_scheduler> scheduler{};
   std::shared_ptr<stop_condition> stop{};
   std::string monitor = "loss";
@@ -266,6 +267,7 @@ class TrainerComponent {
     in.options = trainer_options{
         .epochs = c0.epochs,
         .val_interval = c0.val_interval,
+        .max_steps = c0.max_steps,
         .scheduler = c0.scheduler.get(),
         .stop = c0.stop.get(),
         .monitor = c0.monitor,

@@ -161,11 +161,9 @@ class runner_base {
       ctx.batch_idx = batch++;
       ctx.global_step = global_step_;
       body(std::move(input), last);
-      if (training) {
-        ++global_step_;
-        progress_.step(batch, last);
-      }
-      return true;
+      if (!training) return true;
+      ++global_step_;
+      return progress_.step(batch, last);  // false: the Trainer ended the epoch here
     });
     return batch;
   }

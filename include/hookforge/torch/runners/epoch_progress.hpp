@@ -4,7 +4,8 @@
 //
 // runner_base holds one (epoch.hpp) and keeps it current; the Trainer
 //   - watches it: on_step(f) calls f after every training batch but the epoch's last (the
-//     epoch's end comes next, and is where epoch checkpoints are taken);
+//     epoch's end comes next, and is where epoch checkpoints are taken); f may end the epoch
+//     there (end_epoch(): max_steps);
 //   - saves state() in its checkpoint, section "epoch_in_progress": the epoch, the batches
 //     done, the epoch's partial scores (score_accumulator::state_dict, exact), and whether
 //     gradients wait for an update (such a checkpoint is refused: they are not saved);
@@ -37,6 +38,15 @@ class epoch_progress {
   std::int64_t batches() const noexcept { return batches_; }
   /// Gradients of the batches done wait for an update (gradient accumulation).
   bool gradients_pending() const noexcept { return gradients_pending_; }
+  /// Inside the observer: the epoch ends after this batch (the Trainer's max_steps). The
+  /// runner finishes it as after its last batch; its gradients must not wait for an update.
+  void end_epoch() {
+    if (gradients_pending_)
+      throw std::logic_error(
+          "epoch_progress: an epoch cannot end after a batch whose "
+          "gradients wait for an update");
+    ending_ = true;
+  }
 
   /// {"epoch", "batches", "scores.*"}: what resume() takes back.
   state_map state() const {
@@ -82,6 +92,7 @@ class epoch_progress {
       p_.batches_ = batches;
       p_.scores_ = &scores;
       p_.gradients_pending_ = false;
+      p_.ending_ = false;
     }
     watch(const watch&) = delete;
     watch& operator=(const watch&) = delete;
@@ -92,9 +103,11 @@ class epoch_progress {
   };
 
   /// After a training batch: `batches` done; the observer runs unless it was the last.
-  void step(std::int64_t batches, bool last) {
+  /// False when the epoch ends here (end_epoch()): the runner takes no further batch.
+  bool step(std::int64_t batches, bool last) {
     batches_ = batches;
     if (observer_ && !last) observer_();
+    return !ending_;
   }
   void set_gradients_pending(bool pending) noexcept { gradients_pending_ = pending; }
 
@@ -111,6 +124,7 @@ class epoch_progress {
   std::int64_t epoch_ = 0;
   std::int64_t batches_ = 0;
   bool gradients_pending_ = false;
+  bool ending_ = false;
 };
 
 }  // namespace hookforge

@@ -66,13 +66,14 @@ HOOKFORGE_INLINE void step_scheduler(const trainer_options& options, const Train
 }
 
 HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
-                                 bool runner_stop) {
+                                 bool runner_stop, bool max_steps_reached) {
   if (ctx.validated && options.stop &&
       options.stop->should_stop(monitored_score(options, ctx.val_scores)))
     ctx.request_stop("stop condition");
   if (runner_stop && ctx.stop_reason.empty()) ctx.request_stop("requested by a runner hook");
   if (options.stop_token.stop_requested() && ctx.stop_reason.empty())
     ctx.request_stop("stop requested");
+  if (max_steps_reached && ctx.stop_reason.empty()) ctx.request_stop("max_steps");
 }
 
 HOOKFORGE_INLINE double seconds_since(std::chrono::steady_clock::time_point started) {

@@ -12,6 +12,8 @@
 //               training runner epoch, with on_trainer_step_finished after each training
 //                                                     batch but the epoch's last (when a hook
 //                                                     binds it, or a stop request may come)
+//                                                     (max_steps: the epoch ends after
+//                                                     the batch whose update spends them)
 //               validation runner epoch               (every val_interval epochs)
 //               LR scheduler step                     (interval step: after each optimiser
 //                                                     update instead; metric-based ones get
@@ -46,8 +48,10 @@
 // saved run stopped; a load that fails leaves every object as it was.
 //
 // This header is the loop (the Trainer class) and the one to include; it brings its
-// pieces: trainer_types.hpp (trainer_options, TrainerContext, fit_result, ...) and
-// trainer_checkpoint.hpp (the checkpoint's section table and what it gathers).
+// pieces: trainer_types.hpp (trainer_options, TrainerContext, fit_result, ...),
+// trainer_checkpoint.hpp (the checkpoint's section table and what it gathers),
+// trainer_save_load.hpp (writing and loading a checkpoint) and trainer_mid_epoch.hpp (between
+// two batches: on_trainer_step_finished, and a checkpoint that resumes there).
 #pragma once
 
 #include <algorithm>
@@ -124,10 +128,10 @@ std::int64_t updates_per_epoch(const Runner& runner, Loader& loader) {
     return batches;
   }
 }
-/// The stop condition, then a stop requested by a runner's hook (`runner_stop`): each
-/// through ctx.request_stop, the first reason kept.
+/// The stop condition, a stop requested by a runner's hook (`runner_stop`), by the stop
+/// token, then the step budget spent: each through ctx.request_stop, the first reason kept.
 HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
-                                 bool runner_stop);
+                                 bool runner_stop, bool max_steps_reached);
 /// Seconds of wall time since `started`.
 HOOKFORGE_INLINE double seconds_since(std::chrono::steady_clock::time_point started);
 /// Epoch `epoch`'s scores and record into `result`.
@@ -205,6 +209,9 @@ class Trainer : private detail::trainer_actions {
     if (options_.epochs < 0) throw std::invalid_argument("Trainer: epochs must be >= 0");
     if (options_.val_interval < 0)
       throw std::invalid_argument("Trainer: val_interval must be >= 0");
+    if (options_.max_steps < -1)
+      throw std::invalid_argument("Trainer: max_steps must be -1 (no limit) or >= 0, got " +
+                                  std::to_string(options_.max_steps));
     if constexpr (runners_ok) {
       check_sections();
       // A callable hides its module: it cannot be put in eval() mode, and a checkpoint
@@ -230,14 +237,29 @@ class Trainer : private detail::trainer_actions {
     const bool per_update = schedules_per_update();
     const std::int64_t per_epoch = per_update ? detail::updates_per_epoch(*train_, loader) : 1;
     if (per_epoch < 0) return;
-    const std::int64_t planned = options_.epochs * per_epoch;
+    std::int64_t planned = options_.epochs * per_epoch;
+    std::string why = std::to_string(options_.epochs) + " epochs x " + std::to_string(per_epoch) +
+                      (per_update ? " updates" : "");
+    if (const std::int64_t budget = options_.max_steps; budget >= 0) {
+      // max_steps ends the run first: per update, at its updates; per epoch, at the epoch
+      // in which they are reached.
+      const std::int64_t updates =
+          per_update ? per_epoch : detail::updates_per_epoch(*train_, loader);
+      const std::int64_t steps = per_update    ? budget
+                                 : updates > 0 ? (budget + updates - 1) / updates
+                                               : planned;
+      if (steps < planned) {
+        planned = steps;
+        why = "max_steps " + std::to_string(budget) +
+              (per_update ? "" : ", " + std::to_string(updates) + " updates an epoch");
+      }
+    }
     if (planned > *limit)
-      throw std::invalid_argument(
-          "hookforge::Trainer: the scheduler ends after " + std::to_string(*limit) +
-          " steps, but the run steps it " + std::to_string(planned) + " times (" +
-          std::to_string(options_.epochs) + " epochs x " + std::to_string(per_epoch) +
-          (per_update ? " updates): " : "): ") + "give it total_steps " + std::to_string(planned) +
-          " (OneCycleLR: or epochs and steps_per_epoch)");
+      throw std::invalid_argument("hookforge::Trainer: the scheduler ends after " +
+                                  std::to_string(*limit) + " steps, but the run steps it " +
+                                  std::to_string(planned) + " times (" + why +
+                                  "): give it total_steps " + std::to_string(planned) +
+                                  " (OneCycleLR: or epochs and steps_per_epoch)");
   }
 
   /// Train until `options.epochs` epochs are complete (counting epochs of a loaded checkpoint),
@@ -290,31 +312,21 @@ class Trainer : private detail::trainer_actions {
   template <class TrainLoader, class ValLoader, class TrainC, class ValC>
   fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion,
                      ValC& val_criterion) {
-    train_->set_total_epochs(options_.epochs);
-    if constexpr (validates) val_->set_total_epochs(options_.epochs);
+    const std::int64_t planned = planned_epochs(train_loader);
+    train_->set_total_epochs(planned);
+    if constexpr (validates) val_->set_total_epochs(planned);
     if (options_.print_bindings) std::fputs(format_bindings().c_str(), stdout);
     epoch_progress* progress = train_progress();
     const bool resuming = !resume_state_.empty();
     if (resuming) resume_epoch(train_loader, progress);
-    // The steps are watched when something uses them: a hook at on_trainer_step_finished,
-    // a stop request to see between batches, or a scheduler stepped per update.
-    const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
-    const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
     const bool per_update = schedules_per_update();
-    if (per_update && !progress)
-      throw std::invalid_argument(
-          "hookforge::Trainer: a scheduler stepped per update needs a training runner with "
-          "progress() (runner_base has it)");
+    if ((per_update || options_.max_steps >= 0) && !progress)
+      throw std::invalid_argument(std::string("hookforge::Trainer: ") +
+                                  (per_update ? "a scheduler stepped per update" : "max_steps") +
+                                  " needs a training runner with progress() (runner_base has it)");
     check_scheduler_length(train_loader);
     scheduled_updates_ = detail::updates_of(*train_);
-    if (progress && (step_hooks || step_stops || per_update))
-      progress->on_step([this, progress, step_hooks, step_stops, per_update] {
-        if (per_update) step_scheduler_per_update();  // before the hooks, which may save
-        bool stop = step_stops && options_.stop_token.stop_requested();
-        const bool agreed = step_stops && options_.agreement.stop;
-        if (agreed) stop = options_.agreement.stop(stop);
-        if (step_hooks || stop) step_finished(*progress, stop, agreed);
-      });
+    if (progress) watch_steps(*progress, per_update);
     loader_state_ = detail::loader_state_function(train_loader);
     struct unwatch {
       Trainer& t;
@@ -331,6 +343,10 @@ class Trainer : private detail::trainer_actions {
     result.stop_reason = "epochs";
     bool resumed_epoch = resuming;
     while (completed_epochs_ < options_.epochs) {
+      if (max_steps_reached()) {  // a run resumed with its budget spent
+        result.stop_reason = "max_steps";
+        break;
+      }
       const auto started = std::chrono::steady_clock::now();
       const std::int64_t epoch = completed_epochs_;
       update_criterion_schedule(train_criterion, epoch);
@@ -359,32 +375,10 @@ class Trainer : private detail::trainer_actions {
       if (per_update) step_scheduler_per_update();  // the epoch's last batch
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
-      if constexpr (validates) {
-        if (options_.val_interval > 0 && (epoch + 1) % options_.val_interval == 0) {
-          epoch_result validated =
-              naming_memory_failure("the validation runner", epoch, epochs, [&] {
-                return val_->run_epoch(detail::validation_model(*model_), val_loader, epoch,
-                                       val_criterion);
-              });
-          last_val_scores_ = validated.scores;
-          ctx.validated = true;
-          stop = stop || validated.stop_training;
-        }
-      }
-      ctx.val_scores = last_val_scores_;
-      // The epoch's bookkeeping, complete before the hooks see the epoch (and may save it).
-      completed_epochs_ = epoch + 1;
-      ctx.completed_epochs = completed_epochs_;
-      ctx.global_step = global_step();
-      if (!per_update) detail::step_scheduler(options_, ctx);
-      ctx.next_learning_rates = detail::learning_rates(optimizers_of(*train_));
-      detail::check_stop(options_, ctx, stop);
-      ctx.epoch_seconds = detail::seconds_since(started);
-      naming_memory_failure("the trainer's hooks at on_trainer_epoch_finished", epoch, epochs,
-                            [&] { hooks_.template fire<points::on_trainer_epoch_finished>(ctx); });
-      if (ctx.stop_training && ctx.stop_reason.empty())
-        ctx.stop_reason = "requested by a trainer hook";
-      stop = stop || ctx.stop_training;
+      if constexpr (validates)
+        if (options_.val_interval > 0 && (epoch + 1) % options_.val_interval == 0)
+          stop = validate(ctx, val_loader, val_criterion) || stop;
+      stop = end_epoch(ctx, stop, per_update, started);
       detail::record_epoch(result, ctx, epoch, started);
       if (stop) {
         result.stop_reason = ctx.stop_reason;
@@ -397,6 +391,76 @@ class Trainer : private detail::trainer_actions {
     result.completed_epochs = completed_epochs_;
     result.global_step = global_step();
     return result;
+  }
+
+  /// Watches the training steps where something uses them: a hook at
+  /// on_trainer_step_finished, a stop request to see between batches, a scheduler stepped
+  /// per update, or max_steps, which ends the epoch after the batch that spends it.
+  void watch_steps(epoch_progress& progress, bool per_update) {
+    const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
+    const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
+    const bool budget = options_.max_steps >= 0;
+    if (!step_hooks && !step_stops && !per_update && !budget) return;
+    progress.on_step([this, &progress, step_hooks, step_stops, per_update] {
+      // The budget spent, this batch ends the epoch: what follows is the epoch's end.
+      if (max_steps_reached()) return progress.end_epoch();
+      if (per_update) step_scheduler_per_update();  // before the hooks, which may save
+      bool stop = step_stops && options_.stop_token.stop_requested();
+      const bool agreed = step_stops && options_.agreement.stop;
+      if (agreed) stop = options_.agreement.stop(stop);
+      if (step_hooks || stop) step_finished(progress, stop, agreed);
+    });
+  }
+
+  /// The validation runner's epoch ctx.epoch, its scores into ctx; whether it asks to stop.
+  template <class ValLoader, class ValC>
+  bool validate(Ctx& ctx, ValLoader& val_loader, ValC& val_criterion) {
+    epoch_result validated =
+        naming_memory_failure("the validation runner", ctx.epoch, options_.epochs, [&] {
+          return val_->run_epoch(detail::validation_model(*model_), val_loader, ctx.epoch,
+                                 val_criterion);
+        });
+    last_val_scores_ = validated.scores;
+    ctx.validated = true;
+    return validated.stop_training;
+  }
+
+  /// The end of epoch ctx.epoch once it trained and validated: its bookkeeping, complete
+  /// before the hooks see the epoch (and may save it), the scheduler, the stop condition,
+  /// then on_trainer_epoch_finished. Whether the run stops (`runner_stop`: a runner asked).
+  bool end_epoch(Ctx& ctx, bool runner_stop, bool per_update,
+                 std::chrono::steady_clock::time_point started) {
+    const std::int64_t epoch = ctx.epoch;
+    ctx.val_scores = last_val_scores_;
+    completed_epochs_ = epoch + 1;
+    ctx.completed_epochs = completed_epochs_;
+    ctx.global_step = global_step();
+    if (!per_update) detail::step_scheduler(options_, ctx);
+    ctx.next_learning_rates = detail::learning_rates(optimizers_of(*train_));
+    detail::check_stop(options_, ctx, runner_stop, max_steps_reached());
+    ctx.epoch_seconds = detail::seconds_since(started);
+    naming_memory_failure("the trainer's hooks at on_trainer_epoch_finished", epoch,
+                          options_.epochs,
+                          [&] { hooks_.template fire<points::on_trainer_epoch_finished>(ctx); });
+    if (ctx.stop_training && ctx.stop_reason.empty())
+      ctx.stop_reason = "requested by a trainer hook";
+    return runner_stop || ctx.stop_training;
+  }
+
+  /// The epochs the run plans, what the runners' hooks see as ctx.total_epochs (a progress
+  /// bar's "epoch 2/7", a timer's estimate): `epochs`, or fewer where max_steps ends the run
+  /// first (counted from the loader's length; a loader that cannot tell it is not counted).
+  template <class Loader>
+  std::int64_t planned_epochs(Loader& loader) const {
+    if (options_.max_steps < 0) return options_.epochs;
+    const std::int64_t updates = detail::updates_per_epoch(*train_, loader);
+    if (updates <= 0) return options_.epochs;
+    return std::min(options_.epochs, (options_.max_steps + updates - 1) / updates);
+  }
+
+  /// The updates max_steps allows are taken.
+  bool max_steps_reached() const {
+    return options_.max_steps >= 0 && detail::updates_of(*train_) >= options_.max_steps;
   }
 
   bool schedules_per_update() const {
@@ -412,67 +476,19 @@ class Trainer : private detail::trainer_actions {
 
   /// After a training batch (not the epoch's last): on_trainer_step_finished, and the end of
   /// fit() there when a stop is requested and a hook saved a checkpoint at this batch.
-  void step_finished(const epoch_progress& progress, bool stop, bool agreed) {
-    Ctx& ctx = step_ctx_;  // the epoch's context, made once: no allocation per batch
-    ctx.global_step = global_step();
-    ctx.batches_done = progress.batches();
-    ctx.gradients_pending = progress.gradients_pending();
-    ctx.stop_training = false;
-    ctx.stop_reason.clear();
-    if (stop) ctx.request_stop("stop requested");
-    if (stop && agreed && options_.agreement.gather)  // every rank, before rank 0 saves
-      rank_progress_ = options_.agreement.gather(progress.state());
-    const std::int64_t saved_before = checkpoints_written_;
-    hooks_.template fire<points::on_trainer_step_finished>(ctx);
-    // A stop the ranks agreed on ends the epoch on every rank, saved or not (rank 0 saves).
-    if (stop && (agreed || checkpoints_written_ != saved_before))
-      throw detail::stopped_between_batches{ctx.stop_reason};
-  }
+  void step_finished(const epoch_progress& progress, bool stop, bool agreed);
 
   /// Before the first epoch of fit() after loading a checkpoint taken between two batches:
   /// the training loader goes back to its position, the runner to its batch and scores.
   template <class Loader>
-  void resume_epoch(Loader& loader, epoch_progress* progress) {
-    // Kept until the resume succeeds: a fit() refused here (another loader) and called again
-    // still goes on from the checkpoint's batch, never from the epoch's start.
-    const state_map& state = resume_state_;
-    const auto epoch = state_value<std::int64_t>(state, "epoch_in_progress", "epoch");
-    const auto batches = state_value<std::int64_t>(state, "epoch_in_progress", "batches");
-    const std::string where = "the checkpoint was taken in the middle of epoch " +
-                              std::to_string(epoch + 1) + " (after batch " +
-                              std::to_string(batches) + ")";
-    if (epoch != completed_epochs_)
-      throw std::invalid_argument("Trainer: " + where + ", but " +
-                                  std::to_string(completed_epochs_) + " epochs are complete");
-    if (!progress)
-      throw std::invalid_argument(
-          "Trainer: " + where +
-          "; this training runner cannot go on from there (it has no progress(): write it on "
-          "runner_base or training_runner_base)");
-    if constexpr (requires { loader.load_state_dict(state); })
-      loader.load_state_dict(nested_state(state, "loader"));
-    else
-      throw std::invalid_argument("Trainer: " + where +
-                                  "; the training loader has no load_state_dict() to go on from "
-                                  "there (hookforge::DataLoader has)");
-    epoch_learning_rates_ =
-        state_value<std::vector<double>>(state, "epoch_in_progress", "learning_rates");
-    progress->resume(own_progress(state, where));
-    resume_state_.clear();
-  }
+  void resume_epoch(Loader& loader, epoch_progress* progress);
 
   /// A checkpoint the ranks took together holds each one's epoch in progress ("ranks.<r>.*",
   /// and "ranks" their number): this rank's. Otherwise `state` itself (one process).
-  state_map own_progress(const state_map& state, const std::string& where) const {
-    if (!state.count("ranks")) return state;
-    const auto ranks = state_value<std::int64_t>(state, "epoch_in_progress", "ranks");
-    const auto& agreement = options_.agreement;
-    if (ranks != agreement.world_size)
-      throw std::invalid_argument("Trainer: " + where + " by " + std::to_string(ranks) +
-                                  " ranks; this run has " + std::to_string(agreement.world_size) +
-                                  ": go on with " + std::to_string(ranks));
-    return nested_state(state, "ranks." + std::to_string(agreement.rank));
-  }
+  state_map own_progress(const state_map& state, const std::string& where) const;
+
+  /// The section "epoch_in_progress" when saving between two batches ({} otherwise).
+  state_map progress_state();
 
   /// The training runner's epoch_progress, or null for a runner without one.
   epoch_progress* train_progress() {
@@ -480,32 +496,6 @@ class Trainer : private detail::trainer_actions {
       return &train_->progress();
     else
       return nullptr;
-  }
-
-  /// The section "epoch_in_progress" when saving between two batches ({} otherwise).
-  state_map progress_state() {
-    epoch_progress* progress = train_progress();
-    if (!progress || !progress->in_epoch()) return {};
-    const std::string where = "Trainer: a checkpoint after batch " +
-                              std::to_string(progress->batches()) + " of epoch " +
-                              std::to_string(progress->epoch() + 1);
-    if (progress->gradients_pending())
-      throw std::logic_error(where +
-                             " would lose the gradients that wait for an update (gradient "
-                             "accumulation): save after a batch that updates");
-    if (!loader_state_)
-      throw std::logic_error(where +
-                             " needs the training loader's position, and this loader has no "
-                             "state_dict() (hookforge::DataLoader has)");
-    state_map state = progress->state();
-    if (!rank_progress_.empty()) {
-      state["ranks"] = static_cast<std::int64_t>(rank_progress_.size());
-      for (std::size_t r = 0; r < rank_progress_.size(); ++r)
-        nest_state(state, "ranks." + std::to_string(r), rank_progress_[r]);
-    }
-    nest_state(state, "loader", loader_state_());
-    state["learning_rates"] = c10::List<double>(epoch_learning_rates_);
-    return state;
   }
 
  public:
@@ -523,52 +513,7 @@ class Trainer : private detail::trainer_actions {
   /// All or nothing: every section is read and checked first; if one cannot be applied,
   /// what was already applied is put back, and the error names the file and the section.
   void load_checkpoint(const std::filesystem::path& path)
-    requires runners_ok
-  {
-    checkpoint_reader in(path);
-    load_plan plan(in);
-    // Read and check: nothing changes until plan.apply().
-    for (const auto& section : checkpoint_sections::table())
-      section.plan(*this, plan, std::string(section.name));
-    state_map extra = plan.read(std::string(checkpoint_sections::extra));
-    auto require = [&](const std::string& section, std::string_view kind) {
-      if (in.kind(section) != kind)
-        plan.fail(section, "is not of kind '" + std::string(kind) + "'");
-    };  // kind() names the file and the sections it has when one is missing
-    const auto modules = detail::checkpoint_modules(*model_);
-    for (const auto& [name, module] : modules) require(name, "module");
-    // The optimisers' sections are there together, or not at all (saved with
-    // checkpoint_content::optimizer = false: loading keeps the optimisers as they are).
-    const auto optimizers = optimizers_of(*train_);
-    const bool has_optimizers =
-        std::any_of(optimizers.begin(), optimizers.end(),
-                    [&](const named_optimizer& o) { return in.contains(o.name); });
-    if (has_optimizers)
-      for (const auto& o : optimizers) require(o.name, "optimizer");
-    require("rng", "rng");
-
-    // The reader checks a module before it copies anything. An optimiser cannot be put
-    // back, so every optimiser is checked (type, groups, shapes) before any is loaded, and
-    // they go last of what can fail; after them, only the RNG, whose section was checked above.
-    for (const auto& [name, module] : modules) {
-      auto before = std::make_shared<detail::module_snapshot>(*module);
-      plan.add_step(
-          name, [&in, name = name, module = module] { in.load_module(name, *module); },
-          [before] { before->restore(); });
-    }
-    if (has_optimizers) {
-      for (const auto& o : optimizers)
-        plan.add_step(o.name, [&in, o] { in.check_optimizer(o.name, *o.optimizer); });
-      for (const auto& o : optimizers)
-        plan.add_step(o.name, [&in, o] { in.load_optimizer(o.name, *o.optimizer); });
-    }
-    plan.add_step("rng", [&] { in.load_rng(); });
-    plan.apply();
-
-    Ctx ctx = context();
-    ctx.checkpoint_extra = &extra;
-    hooks_.template fire<points::on_after_load_checkpoint>(ctx);
-  }
+    requires runners_ok;
 
   /// The trainer's own counters, as in its checkpoint section "trainer".
   state_map state_dict() const { return {{"completed_epochs", completed_epochs_}}; }
@@ -595,29 +540,7 @@ class Trainer : private detail::trainer_actions {
                            checkpoint_sections::reserved());
   }
 
-  void write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
-    // What cannot be saved is refused before the hooks prepare the model for saving. A
-    // checkpoint without a module would resume with the weights it was not given: refused.
-    if (detail::checkpoint_modules(*model_).empty())
-      throw std::logic_error(
-          "Trainer::save_checkpoint: the model is a callable without a torch::nn::Module, so "
-          "the checkpoint would hold none of its weights; give the Trainer the module itself");
-    saving_progress_ = progress_state();
-    state_map extra;
-    Ctx ctx = context();
-    ctx.checkpoint_extra = &extra;
-    hooks_.template fire<points::on_before_save_checkpoint>(ctx);
-
-    detail::checkpoint_parts out(detail::checkpoint_modules(*model_));
-    if (content.optimizer) out.optimizers = optimizers_of(*train_);
-    for (const auto& section : checkpoint_sections::table())
-      section.save(*this, out, std::string(section.name));
-    out.add_state(std::string(checkpoint_sections::extra), extra);
-    detail::write_checkpoint(path, out);
-    ++checkpoints_written_;
-    ctx.checkpoint_extra = nullptr;
-    hooks_.template fire<points::on_after_save_checkpoint>(ctx);
-  }
+  void write_checkpoint(const std::filesystem::path& path, checkpoint_content content);
 
   static ValRunner* validation_pointer(validation_arg validation) {
     if constexpr (validates)
@@ -674,6 +597,10 @@ Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
     -> Trainer<Model, TrainRunner, no_validation, Hooks...>;
 
 }  // namespace hookforge
+
+// The members defined out of the class, by what they do.
+#include "hookforge/torch/runners/trainer_mid_epoch.hpp"
+#include "hookforge/torch/runners/trainer_save_load.hpp"
 
 #if HOOKFORGE_HEADER_ONLY
 #include "hookforge/torch/runners/trainer-inl.hpp"

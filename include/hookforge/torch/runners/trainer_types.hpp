@@ -120,7 +120,11 @@ struct rank_agreement {
 
 struct trainer_options {
   std::int64_t epochs = 1;
-  std::int64_t val_interval = 1;         ///< validate every N epochs; 0 never
+  std::int64_t val_interval = 1;  ///< validate every N epochs; 0 never
+  /// Stop after this many optimiser updates (-1: no limit), counted over the run as a
+  /// scheduler with interval step counts them; reached within an epoch, that epoch ends
+  /// there (its validation, scheduler step and hooks as at any epoch's end).
+  std::int64_t max_steps = -1;
   lr_scheduler* scheduler = nullptr;     ///< stepped per its interval(); not owned
   stop_condition* stop = nullptr;        ///< asked after each validation; not owned
   std::string monitor = "loss";          ///< validation score for plateau schedulers and `stop`
@@ -156,7 +160,8 @@ struct fit_result {
   bool mid_epoch = false;        ///< it stopped between two batches of epoch `completed_epochs`
   epoch_scores train_scores;     ///< the last epoch's
   epoch_scores val_scores;       ///< the last validation's
-  std::string stop_reason;       ///< "epochs" when all planned epochs ran
+  std::string stop_reason;       ///< "epochs" when all planned epochs ran, "max_steps" when
+                                 ///< the updates did
   std::vector<epoch_record> history;  ///< every epoch this call ran, in order
 };
 
