@@ -18,7 +18,8 @@
 namespace hookforge {
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
-void Trainer<Model, TrainRunner, ValRunner, Hooks...>::step_finished(const epoch_progress& progress, bool stop, bool agreed) {
+void Trainer<Model, TrainRunner, ValRunner, Hooks...>::step_finished(const epoch_progress& progress,
+                                                                     bool stop, bool agreed) {
   Ctx& ctx = step_ctx_;  // the epoch's context, made once: no allocation per batch
   ctx.global_step = global_step();
   ctx.batches_done = progress.batches();
@@ -37,18 +38,19 @@ void Trainer<Model, TrainRunner, ValRunner, Hooks...>::step_finished(const epoch
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 template <class Loader>
-void Trainer<Model, TrainRunner, ValRunner, Hooks...>::resume_epoch(Loader& loader, epoch_progress* progress) {
+void Trainer<Model, TrainRunner, ValRunner, Hooks...>::resume_epoch(Loader& loader,
+                                                                    epoch_progress* progress) {
   // Kept until the resume succeeds: a fit() refused here (another loader) and called again
   // still goes on from the checkpoint's batch, never from the epoch's start.
   const state_map& state = resume_state_;
   const auto epoch = state_value<std::int64_t>(state, "epoch_in_progress", "epoch");
   const auto batches = state_value<std::int64_t>(state, "epoch_in_progress", "batches");
   const std::string where = "the checkpoint was taken in the middle of epoch " +
-                            std::to_string(epoch + 1) + " (after batch " +
-                            std::to_string(batches) + ")";
+                            std::to_string(epoch + 1) + " (after batch " + std::to_string(batches) +
+                            ")";
   if (epoch != completed_epochs_)
-    throw std::invalid_argument("Trainer: " + where + ", but " +
-                                std::to_string(completed_epochs_) + " epochs are complete");
+    throw std::invalid_argument("Trainer: " + where + ", but " + std::to_string(completed_epochs_) +
+                                " epochs are complete");
   if (!progress)
     throw std::invalid_argument(
         "Trainer: " + where +
@@ -67,7 +69,8 @@ void Trainer<Model, TrainRunner, ValRunner, Hooks...>::resume_epoch(Loader& load
 }
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
-state_map Trainer<Model, TrainRunner, ValRunner, Hooks...>::own_progress(const state_map& state, const std::string& where) const {
+state_map Trainer<Model, TrainRunner, ValRunner, Hooks...>::own_progress(
+    const state_map& state, const std::string& where) const {
   if (!state.count("ranks")) return state;
   const auto ranks = state_value<std::int64_t>(state, "epoch_in_progress", "ranks");
   const auto& agreement = options_.agreement;

@@ -20,7 +20,10 @@
 namespace hookforge {
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
-void Trainer<Model, TrainRunner, ValRunner, Hooks...>::load_checkpoint(const std::filesystem::path& path) requires runners_ok {
+void Trainer<Model, TrainRunner, ValRunner, Hooks...>::load_checkpoint(
+    const std::filesystem::path& path)
+  requires runners_ok
+{
   checkpoint_reader in(path);
   load_plan plan(in);
   // Read and check: nothing changes until plan.apply().
@@ -28,8 +31,7 @@ void Trainer<Model, TrainRunner, ValRunner, Hooks...>::load_checkpoint(const std
     section.plan(*this, plan, std::string(section.name));
   state_map extra = plan.read(std::string(checkpoint_sections::extra));
   auto require = [&](const std::string& section, std::string_view kind) {
-    if (in.kind(section) != kind)
-      plan.fail(section, "is not of kind '" + std::string(kind) + "'");
+    if (in.kind(section) != kind) plan.fail(section, "is not of kind '" + std::string(kind) + "'");
   };  // kind() names the file and the sections it has when one is missing
   const auto modules = detail::checkpoint_modules(*model_);
   for (const auto& [name, module] : modules) require(name, "module");
@@ -67,7 +69,8 @@ void Trainer<Model, TrainRunner, ValRunner, Hooks...>::load_checkpoint(const std
 }
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
-void Trainer<Model, TrainRunner, ValRunner, Hooks...>::write_checkpoint(const std::filesystem::path& path, checkpoint_content content) {
+void Trainer<Model, TrainRunner, ValRunner, Hooks...>::write_checkpoint(
+    const std::filesystem::path& path, checkpoint_content content) {
   // What cannot be saved is refused before the hooks prepare the model for saving. A
   // checkpoint without a module would resume with the weights it was not given: refused.
   if (detail::checkpoint_modules(*model_).empty())
