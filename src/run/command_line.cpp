@@ -31,6 +31,10 @@ options:
                      checkpoint); also --resume=CKPT
   --overwrite        discard the earlier run in the work directory and start anew (a
                      new run never writes over an earlier one's files otherwise)
+  --test-only        with --resume: train nothing, run the config's test section (its
+                     loader scored by the validation runner's metrics, on the run's best
+                     or last checkpoint) and write test_metrics.json; without it, a test
+                     section runs once training ends
   --allow-outside-output
                      let the config's output paths (a hook's out_dir) lead out of the
                      work directory; without it, a relative one is taken under the work
@@ -63,8 +67,9 @@ bool looks_like_config(std::string_view arg) {
 
 command_line parse_command_line(int argc, char** argv) {
   static constexpr std::string_view options[] = {
-      "--set",    "--strict", "--check",         "--output", "--resume", "--overwrite",
-      "--device", "--list",   "--print-default", "--help",   "--nproc",  "--allow-outside-output"};
+      "--set",      "--strict", "--check",         "--output", "--resume", "--overwrite",
+      "--device",   "--list",   "--print-default", "--help",   "--nproc",  "--allow-outside-output",
+      "--test-only"};
   command_line out;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -133,6 +138,8 @@ command_line parse_command_line(int argc, char** argv) {
       flag(out.strict);
     } else if (name == "--check") {
       flag(out.check);
+    } else if (name == "--test-only") {
+      flag(out.test_only);
     } else if (name == "--list") {
       flag(out.list);
     } else if (name == "--print-default") {
@@ -151,6 +158,10 @@ command_line parse_command_line(int argc, char** argv) {
   }
   if (out.resume && out.overwrite)
     throw usage_error("--resume continues the earlier run and --overwrite discards it: give one");
+  if (out.test_only && !out.resume)
+    throw usage_error(
+        "--test-only tests a run that trained: give --resume (with --output RUN_DIR, or the "
+        "config's work_dir), or --resume=CHECKPOINT");
   return out;
 }
 

@@ -24,6 +24,7 @@ struct command_line {
   bool strict = false, check = false, list = false, print_default = false, help = false;
   std::optional<std::string> output;
   bool resume = false, overwrite = false;
+  bool test_only = false;             ///< --test-only: the config's test section on the resumed run
   bool paths_outside_output = false;  ///< --allow-outside-output
   std::optional<std::string> resume_path;
   std::optional<std::string> device;

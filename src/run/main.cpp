@@ -29,6 +29,7 @@
 #include "output_lock.hpp"
 #include "report.hpp"
 #include "signal_stop.hpp"
+#include "test_stage.hpp"
 #include "work_dir.hpp"
 
 #include "hookforge/config/builder.hpp"
@@ -272,6 +273,7 @@ int run_main(int argc, char** argv) {
   // builds again once it has joined, and only rank 0 reports warnings.
   std::unique_ptr<cfg::builder> b;
   std::shared_ptr<TrainerComponent> trainer;
+  std::optional<detail::test_settings> test;
   system_options system;
   distributed_settings distributed;
   std::vector<std::string> warnings;
@@ -358,6 +360,11 @@ int run_main(int argc, char** argv) {
             "no such key");
       trainer = b->get<std::shared_ptr<TrainerComponent>>("trainer");
       trainer->check_built_run(*b, cli.strict);
+      test = detail::read_test_settings(*b, *trainer);
+      if (cli.test_only && !test)
+        throw cfg::config_error(
+            cfg::location{cli.config ? *cli.config : std::string(embedded_name), 1, 1}, "test",
+            "a test section for --test-only (test: {loader: ${ref:loaders.test}})", "no such key");
     } catch (const cfg::config_error& e) {
       return config_failure(e);
     } catch (const std::exception& e) {
@@ -457,6 +464,18 @@ int run_main(int argc, char** argv) {
     }
   }
 
+  // The config's test section, once training ends or alone (--test-only).
+  auto test_stage = [&]() -> int {
+    try {
+      detail::run_test_stage(*trainer, *test, checkpoint_dir, work_dir, speaks);
+    } catch (const std::exception& e) {
+      return run_failure(fmt::format("the test failed: {}", e.what()));
+    }
+    return 0;
+  };
+  if (cli.test_only && !from)
+    return refusal(fmt::format("--test-only: {} holds no checkpoint of a run to test",
+                               checkpoint_dir.string()));
   if (cli.resume) {
     if (!from) {
       if (speaks)
@@ -478,6 +497,7 @@ int run_main(int argc, char** argv) {
               "{}\n",
               trainer->completed_epochs() + 1, hookforge::join_names(schedule_changes, ", "));
       }
+      if (cli.test_only) return test_stage();
       if (trainer->completed_epochs() >= trainer->config().epochs) {
         if (speaks)
           fmt::print(
@@ -531,7 +551,7 @@ int run_main(int argc, char** argv) {
     if (speaks) fmt::print(stderr, "{}\n", stopped_line(signal, result, checkpoint_dir));
     return 128 + signal;
   }
-  return 0;
+  return test ? test_stage() : 0;
 }
 
 }  // namespace

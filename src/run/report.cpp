@@ -40,11 +40,8 @@ std::string label_of(std::string_view name) {
   return std::string(name);
 }
 
-}  // namespace
-
-std::string closing_line(const fit_result& r, double seconds) {
-  const bool validated = !r.val_scores.empty();
-  const auto& scores = validated ? r.val_scores : r.train_scores;
+/// Each score, compared ones first: a score `s` with its baseline `<b>_s` beside it.
+std::string scores_text(const epoch_scores& scores) {
   std::map<std::string, std::pair<std::string, double>>
       baseline;  // score -> (baseline prefix, value)
   std::vector<std::string> is_baseline;
@@ -71,10 +68,22 @@ std::string closing_line(const fit_result& r, double seconds) {
       continue;
     parts.push_back(fmt::format("{} {}", label_of(name), show_score(name, value)));
   }
+  return hookforge::join_names(parts, ", ");
+}
+
+}  // namespace
+
+std::string closing_line(const fit_result& r, double seconds) {
+  const bool validated = !r.val_scores.empty();
   const std::string why = r.stop_reason == "epochs" ? "all planned" : "stopped: " + r.stop_reason;
-  return fmt::format("final: {} {}| {} epoch{} ({}), {:.1f} s", validated ? "val" : "train",
-                     hookforge::join_names(parts, ", ") + " ", r.completed_epochs,
+  const std::string text = scores_text(validated ? r.val_scores : r.train_scores);
+  return fmt::format("final: {}{} | {} epoch{} ({}), {:.1f} s", validated ? "val" : "train",
+                     text.empty() ? "" : " " + text, r.completed_epochs,
                      r.completed_epochs == 1 ? "" : "s", why, seconds);
+}
+
+std::string test_line(const epoch_scores& scores, const std::string& checkpoint) {
+  return fmt::format("test: {} | {}", scores_text(scores), checkpoint);
 }
 
 std::string stopped_line(int signal, const fit_result& result,

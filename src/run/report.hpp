@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/runners/trainer_types.hpp"
 
 namespace hookforge::run::detail {
@@ -13,6 +14,10 @@ namespace hookforge::run::detail {
 /// each score, and beside a score `s` its baseline `<b>_s` when there is one (bicubic_psnr for
 /// psnr), with the difference.
 std::string closing_line(const fit_result& result, double seconds);
+
+/// "test: PSNR 33.05 dB (bicubic 32.17 dB, +0.88 dB), SSIM 0.9281 … | best_psnr_epoch_17.pt":
+/// the test stage's scores, as the closing line shows them, and the checkpoint they are of.
+std::string test_line(const epoch_scores& scores, const std::string& checkpoint);
 
 /// "hookforge-run: stopped by SIGTERM in epoch 2 after step 66; --resume continues from …":
 /// where (after an epoch, or in the middle of one), and the checkpoint --resume continues from

@@ -38,6 +38,8 @@
                                                their scores; export RUN takes the best of them
   cli.py max-steps BIN                         max_steps from the command line ends the epoch it is
                                                reached in, which validates; -3 exits 2 naming it
+  cli.py test-stage BIN                        a test section scores the best checkpoint after
+                                               training and with --test-only --resume; mistakes exit 2
   cli.py paths    BIN CONFIG                   a hook's out_dir is taken under --output; one leading
                                                out of it (a symlink too) exits 2 unless
                                                --allow-outside-output; --resume finds the checkpoints
@@ -1333,6 +1335,46 @@ def cmd_max_steps(binary):
         print(f"max_steps 24: {final}; max_steps -3: {p.stderr.strip()}")
 
 
+def cmd_test_stage(binary):
+    """The config's test section: after training, the best checkpoint scored on its loader,
+    printed and in test_metrics.json; --test-only --resume scores it again, training nothing;
+    the mistakes (no --resume, no section, a bad checkpoint choice) exit 2 naming them."""
+    test = 'test={loader: "${ref:loaders.val}"}'
+    small = ["--set", "trainer.params.epochs=2", "--set", "data.train.params.count=256"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, *small, "--set", test])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        lines = [l for l in p.stdout.split("\n") if l.startswith("test: ")]
+        if len(lines) != 1 or "| best_psnr_epoch_" not in lines[0]:
+            fail(f"expected one line 'test: ... | best_psnr_epoch_N.pt': {p.stdout[-1500:]}")
+        with open(os.path.join(out, "test_metrics.json")) as f:
+            first = json.load(f)
+        if not first["checkpoint"].startswith("best_psnr_epoch_") or "psnr" not in first["scores"]:
+            fail(f"test_metrics.json should name the best checkpoint and hold its PSNR: {first}")
+        if not lines[0].endswith(first["checkpoint"]):
+            fail(f"the test line and test_metrics.json name different files: {lines[0]} {first}")
+
+        p = run(binary, ["--output", out, *small, "--set", test, "--resume", "--test-only"])
+        if p.returncode != 0 or "final: " in p.stdout:
+            fail(f"--test-only should test without training: {p.returncode} {p.stdout[-1500:]}{p.stderr}")
+        with open(os.path.join(out, "test_metrics.json")) as f:
+            again = json.load(f)
+        if again != first:
+            fail(f"--test-only on the same checkpoint should score the same: {first} vs {again}")
+
+        mistakes = [(["--test-only", "--set", test], "--test-only tests a run that trained"),
+                    (["--output", out, "--resume", "--test-only"], "a test section for --test-only"),
+                    (["--output", out, "--set", 'test={loader: "${ref:loaders.val}", checkpoint: newest}'],
+                     "test.checkpoint")]
+        for args, says in mistakes:
+            p = run(binary, args)
+            if p.returncode != 2 or says not in p.stderr:
+                fail(f"{' '.join(args)} should exit 2 saying '{says}': {p.returncode} {p.stderr[-800:]}")
+        print(f"{lines[0]}; --test-only scored {again['checkpoint']} the same; 3 mistakes exit 2")
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -1374,6 +1416,8 @@ def main(argv):
         cmd_top_k(binary)
     elif command == "max-steps":
         cmd_max_steps(binary)
+    elif command == "test-stage":
+        cmd_test_stage(binary)
     elif command == "lock":
         cmd_lock(binary, rest[0], len(rest) > 1 and rest[1] == "nproc")
     elif command == "signals":

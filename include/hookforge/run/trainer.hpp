@@ -94,6 +94,9 @@ class session {
   /// Every component's binding table: the trainer's, then each runner's.
   virtual std::string format_bindings() const = 0;
   virtual std::int64_t completed_epochs() const = 0;
+  /// The validation runner over `loader` with the validation criterion, on the model as it
+  /// is: the test stage's scores (a session without validation is never asked).
+  virtual epoch_scores test(Loader& loader) = 0;
   /// The scheduler lasts the run (Trainer::check_scheduler_length), checked as the run is built.
   virtual void check_scheduler_length() = 0;
   /// Time the config-loaded hooks of `component` ("trainer", "training_runner",
@@ -154,6 +157,15 @@ class trainer_session final : public session {
   }
   std::string format_bindings() const override { return trainer_.format_bindings(); }
   std::int64_t completed_epochs() const override { return trainer_.completed_epochs(); }
+  epoch_scores test(Loader& loader) override {
+    if constexpr (validates)
+      return validation_
+          ->run_epoch(hookforge::detail::validation_model(holder_.get()), loader.loader(),
+                      trainer_.completed_epochs(), val_criterion_)
+          .scores;
+    else
+      throw std::logic_error("hookforge-run: a test needs the trainer's validation_runner");
+  }
   void time_hooks(handler_timer& timer, std::string_view component) override {
     if (component == "trainer") time_pack(timer, trainer_.hooks());
     if (component == "training_runner") time_pack(timer, train_.hooks());
@@ -301,6 +313,9 @@ class TrainerComponent {
   std::string format_bindings() const { return session_->format_bindings(); }
   std::int64_t completed_epochs() const { return session_->completed_epochs(); }
   const trainer_config& config() const { return config_; }
+  /// The test stage's scores: the validation runner over `loader` (the config's test section
+  /// checks that there is one).
+  epoch_scores test(Loader& loader) { return session_->test(loader); }
 
   /// Where this run's checkpoints and last_checkpoint are: its first CheckpointSaver's
   /// out_dir, else the work directory (where --resume looks).
