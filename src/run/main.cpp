@@ -416,6 +416,11 @@ int run_main(int argc, char** argv) {
     }
     return 0;
   }
+  // --test-only on a directory without a run: refused before anything is created there.
+  if (cli.test_only && !cli.resume_path &&
+      !std::filesystem::exists(std::filesystem::symlink_status(checkpoint_dir / "last_checkpoint")))
+    return refusal(fmt::format("--test-only: {} holds no run to test (no last_checkpoint)",
+                               checkpoint_dir.string()));
   // One run per output directory: the lock is taken before the first file is written and held
   // until exit, and the earlier run's files there are kept unless the command line said
   // otherwise (work_dir.hpp); --nproc does both once, here in the launcher, for its ranks.

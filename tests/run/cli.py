@@ -1364,7 +1364,9 @@ def cmd_test_stage(binary):
         if again != first:
             fail(f"--test-only on the same checkpoint should score the same: {first} vs {again}")
 
+        empty = os.path.join(tmp, "empty")
         mistakes = [(["--test-only", "--set", test], "--test-only tests a run that trained"),
+                    (["--output", empty, "--resume", "--test-only", "--set", test], "holds no run to test"),
                     (["--output", out, "--resume", "--test-only"], "a test section for --test-only"),
                     (["--output", out, "--set", 'test={loader: "${ref:loaders.val}", checkpoint: newest}'],
                      "test.checkpoint")]
@@ -1372,7 +1374,9 @@ def cmd_test_stage(binary):
             p = run(binary, args)
             if p.returncode != 2 or says not in p.stderr:
                 fail(f"{' '.join(args)} should exit 2 saying '{says}': {p.returncode} {p.stderr[-800:]}")
-        print(f"{lines[0]}; --test-only scored {again['checkpoint']} the same; 3 mistakes exit 2")
+        if os.path.exists(empty):
+            fail(f"--test-only on a directory without a run created it: {empty}")
+        print(f"{lines[0]}; --test-only scored {again['checkpoint']} the same; {len(mistakes)} mistakes exit 2")
 
 
 def main(argv):
