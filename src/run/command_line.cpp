@@ -3,14 +3,17 @@
 
 #include <cstddef>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
 
+#include "hookforge/config/registry.hpp"
 #include "hookforge/core/runtime/closest_names.hpp"
 #include "hookforge/core/runtime/join.hpp"
+#include "hookforge/run/main.hpp"
 
 namespace hookforge::run::detail {
 
@@ -163,6 +166,34 @@ command_line parse_command_line(int argc, char** argv) {
         "--test-only tests a run that trained: give --resume (with --output RUN_DIR, or the "
         "config's work_dir), or --resume=CHECKPOINT");
   return out;
+}
+
+namespace {
+
+void print_registry() {
+  for (const auto* reg : config::registries()) {
+    fmt::print("{}\n", reg->kind());
+    for (const auto& e : reg->list()) {
+      fmt::print("  {}  ({})\n", e.name, e.type);
+      for (const auto& p : e.params)
+        fmt::print("    {}: {}{}\n", p.name, p.type,
+                   p.required ? std::string(", required") : fmt::format(" = {}", p.fallback));
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<int> info_command(const command_line& cli) {
+  if (cli.help)
+    fmt::print("{}", usage_text);
+  else if (cli.print_default)
+    fmt::print("{}", default_config());
+  else if (cli.list)
+    print_registry();
+  else
+    return std::nullopt;
+  return 0;
 }
 
 }  // namespace hookforge::run::detail

@@ -36,4 +36,8 @@ struct command_line {
 /// or malformed value, or a second config.
 command_line parse_command_line(int argc, char** argv);
 
+/// --help (the usage), --print-default (the embedded default config) and --list (every
+/// registered class and its parameters) print and give exit code 0; nullopt for a run.
+std::optional<int> info_command(const command_line& cli);
+
 }  // namespace hookforge::run::detail

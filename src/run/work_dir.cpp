@@ -10,6 +10,8 @@
 #include <fmt/core.h>
 
 #include "hookforge/core/runtime/join.hpp"
+#include "cluster.hpp"
+#include "exits.hpp"
 #include "output_lock.hpp"
 
 namespace hookforge::run::detail {
@@ -124,6 +126,29 @@ std::optional<std::string> claim_work_dir(const fs::path& dir, start_mode mode, 
     }
   }
   return std::nullopt;
+}
+
+std::variant<output_lock, int> take_work_dir(const work_dir_request& r) {
+  namespace fs = std::filesystem;
+  const bool written_by_run = fs::exists(r.dir / output_lock::file_name);
+  if (auto problem = prepare_work_dir(r.dir)) return run_failure(*problem);
+  auto taken = output_lock::take(r.dir);
+  if (auto* busy = std::get_if<std::string>(&taken)) return refusal(*busy);
+  auto& lock = std::get<output_lock>(taken);
+  const bool resumes_checkpoint =
+      r.mode == start_mode::resume &&
+      (r.resume_file || fs::exists(fs::symlink_status(r.checkpoints / "last_checkpoint")));
+  if (!resumes_checkpoint)
+    if (auto problem = claim_work_dir(r.dir, r.mode, written_by_run, r.checkpoints)) {
+      if (!written_by_run) lock.remove(r.dir);
+      return refusal(*problem);
+    }
+  if (r.job)
+    if (auto problem = record_job(r.dir, *r.job)) return run_failure(*problem);
+  if (r.default_base && r.dir != *r.default_base && r.mode != start_mode::resume)
+    fmt::print("hookforge-run: {} holds an earlier run; this one writes to {}\n",
+               r.default_base->string(), r.dir.string());
+  return std::move(lock);
 }
 
 }  // namespace hookforge::run::detail

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <variant>
+
+#include "output_lock.hpp"
 
 namespace hookforge::run::detail {
 
@@ -34,5 +37,21 @@ std::optional<std::string> prepare_work_dir(const std::filesystem::path& dir);
 std::optional<std::string> claim_work_dir(const std::filesystem::path& dir, start_mode mode,
                                           bool written_by_run,
                                           const std::filesystem::path& checkpoints);
+
+/// What taking an output directory needs to know of the run.
+struct work_dir_request {
+  std::filesystem::path dir;
+  std::filesystem::path checkpoints;  ///< the CheckpointSaver's out_dir
+  start_mode mode = start_mode::fresh;
+  bool resume_file = false;        ///< --resume names a checkpoint file
+  std::optional<std::string> job;  ///< the launcher's job, named in `dir` (cluster.hpp)
+  std::optional<std::filesystem::path> default_base;  ///< runs/<config>, where none was given
+};
+
+/// Takes `r.dir` for this run before its first file: creates it, locks it, refuses it by
+/// claim_work_dir's rule unless the run resumes a checkpoint (a --resume file, or the
+/// directory's last_checkpoint), names the job there, and says when a new run went past an
+/// earlier one's default directory. The lock, or the exit code with its message printed.
+std::variant<output_lock, int> take_work_dir(const work_dir_request& r);
 
 }  // namespace hookforge::run::detail
