@@ -9,7 +9,7 @@
                                    leaving no temporary file. A first attempt into another
                                    run's directory is refused, and so is its restart.
   cluster.py torchrun-two-hosts BIN PYTHON
-                                   the same across two hosts (cli.py's network namespaces):
+                                   the same across two hosts (cli_hosts.py's network namespaces):
                                    --nnodes 2 with the c10d rendezvous, host 1's rank
                                    SIGKILLed; needs root and `ip netns` (else skipped)
   cluster.py slurm BIN             a one-node Slurm cluster (slurm_cluster.py) started here:
@@ -30,7 +30,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli import TwoHosts, epoch_rows, fail, finish, rows_written, run  # noqa: E402
+from cli_common import epoch_rows, fail, rows_written, run  # noqa: E402
+from cli_hosts import TwoHosts, finish  # noqa: E402
 from slurm_cluster import SlurmCluster, SlurmUnavailable  # noqa: E402
 
 # 64 batches of 8 per rank and epoch: a second or so per epoch, time to act in one.
@@ -174,7 +175,7 @@ def cmd_torchrun(binary, python):
 
 
 def cmd_torchrun_two_hosts(binary, python):
-    """Two hosts (cli.py's network namespaces), torchrun on each with the c10d rendezvous
+    """Two hosts (cli_hosts.py's network namespaces), torchrun on each with the c10d rendezvous
     (--nnodes 2, one rank per host, --max-restarts 1): host 1's rank SIGKILLed after the
     first checkpoint; both agents restart their rank, which resumes by itself, and the rows
     equal a straight 2-rank run's (--nproc 2), bit for bit."""

@@ -1,0 +1,98 @@
+"""cli.py's tests of training-loop options set from the command line (top-k, max-steps,
+test-stage): save_top_k keeps the k best files and export takes the best; max_steps ends the
+epoch it is reached in, which validates; a test section scores the best checkpoint after
+training and with --test-only --resume, and its mistakes exit 2."""
+import json
+import os
+import tempfile
+
+from cli_common import closing, epoch_rows, fail, run
+
+
+def cmd_top_k(binary):
+    """CheckpointSaver's save_top_k from a config: the k best files, named with their scores,
+    and `export RUN` takes the best of them (the bookkeeping's), not the newest."""
+    saver = "trainer.params.hooks.3.params"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, "--set", "trainer.params.epochs=4", "--set",
+                         "data.train.params.count=256", "--set", f"{saver}.save_top_k=2", "--set",
+                         f"{saver}.rule=less", "--set",  # the worst PSNR "best": the first epochs stay
+                         f"{saver}.best_filename_tmpl=top_{{metric}}_{{score:.6f}}_e{{epoch}}.pt"])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        top = sorted(f for f in os.listdir(out) if f.startswith("top_psnr_"))
+        if len(top) != 2:
+            fail(f"save_top_k 2 should leave 2 files top_psnr_*: {sorted(os.listdir(out))}")
+        best = min(top, key=lambda f: float(f.split("_")[2]))  # rule less
+        newest = max(top, key=lambda f: os.path.getmtime(os.path.join(out, f)))
+        p = run(binary, ["export", out])
+        if p.returncode != 0 or f"'{os.path.join(out, best)}'" not in p.stdout:
+            fail(f"export {out} should take {best} (the best of {top}): {p.stdout}{p.stderr}")
+        print(f"save_top_k 2 by a PSNR ruled 'less' over 4 epochs kept {', '.join(top)}; export took "
+              f"{best}" + ("" if best == newest else f", not the newer {newest}"))
+
+
+def cmd_max_steps(binary):
+    """trainer.params.max_steps from the command line: 24 updates of 16-batch epochs end the
+    second epoch after its 8th batch, which validates; a value below -1 exits 2 naming the key."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, "--set", "trainer.params.epochs=5", "--set",
+                         "data.train.params.count=256", "--set", "trainer.params.max_steps=24"])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        final = closing(p.stdout)
+        if "| 2 epochs (stopped: max_steps)" not in final:
+            fail(f"24 updates of 16 an epoch should end epoch 2 for max_steps: {final}")
+        rows = epoch_rows(out)
+        if len(rows) != 2 or not any(k.startswith("val_") for k in rows[-1]):
+            fail(f"expected 2 epoch rows, the shortened one validated: {rows}")
+        p = run(binary, ["--output", os.path.join(tmp, "bad"), "--set", "trainer.params.max_steps=-3"])
+        if p.returncode != 2 or "max_steps" not in p.stderr or "-1 (no limit)" not in p.stderr:
+            fail(f"max_steps -3 should exit 2 naming the key and what it takes: {p.returncode} {p.stderr}")
+        print(f"max_steps 24: {final}; max_steps -3: {p.stderr.strip()}")
+
+
+def cmd_test_stage(binary):
+    """The config's test section: after training, the best checkpoint scored on its loader,
+    printed and in test_metrics.json; --test-only --resume scores it again, training nothing;
+    the mistakes (no --resume, no section, a bad checkpoint choice) exit 2 naming them."""
+    test = 'test={loader: "${ref:loaders.val}"}'
+    small = ["--set", "trainer.params.epochs=2", "--set", "data.train.params.count=256"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, *small, "--set", test])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        lines = [l for l in p.stdout.split("\n") if l.startswith("test: ")]
+        if len(lines) != 1 or "| best_psnr_epoch_" not in lines[0]:
+            fail(f"expected one line 'test: ... | best_psnr_epoch_N.pt': {p.stdout[-1500:]}")
+        with open(os.path.join(out, "test_metrics.json")) as f:
+            first = json.load(f)
+        if not first["checkpoint"].startswith("best_psnr_epoch_") or "psnr" not in first["scores"]:
+            fail(f"test_metrics.json should name the best checkpoint and hold its PSNR: {first}")
+        if not lines[0].endswith(first["checkpoint"]):
+            fail(f"the test line and test_metrics.json name different files: {lines[0]} {first}")
+
+        p = run(binary, ["--output", out, *small, "--set", test, "--resume", "--test-only"])
+        if p.returncode != 0 or "final: " in p.stdout:
+            fail(f"--test-only should test without training: {p.returncode} {p.stdout[-1500:]}{p.stderr}")
+        with open(os.path.join(out, "test_metrics.json")) as f:
+            again = json.load(f)
+        if again != first:
+            fail(f"--test-only on the same checkpoint should score the same: {first} vs {again}")
+
+        empty = os.path.join(tmp, "empty")
+        mistakes = [(["--test-only", "--set", test], "--test-only tests a run that trained"),
+                    (["--output", empty, "--resume", "--test-only", "--set", test], "holds no run to test"),
+                    (["--output", out, "--resume", "--test-only"], "a test section for --test-only"),
+                    (["--output", out, "--set", 'test={loader: "${ref:loaders.val}", checkpoint: newest}'],
+                     "test.checkpoint")]
+        for args, says in mistakes:
+            p = run(binary, args)
+            if p.returncode != 2 or says not in p.stderr:
+                fail(f"{' '.join(args)} should exit 2 saying '{says}': {p.returncode} {p.stderr[-800:]}")
+        if os.path.exists(empty):
+            fail(f"--test-only on a directory without a run created it: {empty}")
+        print(f"{lines[0]}; --test-only scored {again['checkpoint']} the same; {len(mistakes)} mistakes exit 2")
