@@ -64,6 +64,9 @@ HOOKFORGE_REGISTER_AS(
             .check([](const std::int64_t& n) { return n >= 0; }, "a number of epochs >= 0"),
         cfg::field("val_interval", &run::trainer_config::val_interval)
             .check([](const std::int64_t& n) { return n >= 0; }, "a number of epochs >= 0"),
+        cfg::field("val_interval_steps", &run::trainer_config::val_interval_steps)
+            .check([](const std::int64_t& n) { return n >= 0; },
+                   "a number of optimiser updates >= 0 (0: validate at epochs' ends only)"),
         cfg::field("max_steps", &run::trainer_config::max_steps)
             .check([](const std::int64_t& n) { return n >= -1; },
                    "-1 (no limit) or a number of optimiser updates >= 0"),

@@ -1,9 +1,11 @@
 """cli.py's tests of training-loop options set from the command line (top-k, max-steps,
-test-stage): save_top_k keeps the k best files and export takes the best; max_steps ends the
-epoch it is reached in, which validates; a test section scores the best checkpoint after
+val-steps, test-stage): save_top_k keeps the k best files and export takes the best; max_steps
+ends the epoch it is reached in, which validates; val_interval_steps validates between
+batches, where the best checkpoint follows; a test section scores the best checkpoint after
 training and with --test-only --resume, and its mistakes exit 2."""
 import json
 import os
+import re
 import tempfile
 
 from cli_common import closing, epoch_rows, fail, run
@@ -52,6 +54,39 @@ def cmd_max_steps(binary):
         if p.returncode != 2 or "max_steps" not in p.stderr or "-1 (no limit)" not in p.stderr:
             fail(f"max_steps -3 should exit 2 naming the key and what it takes: {p.returncode} {p.stderr}")
         print(f"max_steps 24: {final}; max_steps -3: {p.stderr.strip()}")
+
+
+def cmd_val_steps(binary):
+    """trainer.params.val_interval_steps from the command line: 2 epochs of 16 updates validated
+    every 5 updates (val_interval 0: by updates only) print a line for each validation between
+    batches (updates 5, 10, ..., 30), and the best checkpoint is one of them
+    (best_psnr_iter_<steps>.pt), which --resume goes on from; -1 exits 2 naming the key."""
+    early_stopping = "trainer.params.hooks.4.params.patience=100"  # every validation counts
+    args = ["--set", "trainer.params.epochs=2", "--set", "data.train.params.count=256", "--set",
+            "trainer.params.val_interval=0", "--set", "trainer.params.val_interval_steps=5",
+            "--set", early_stopping]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, *args])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        steps = [int(m) for m in re.findall(r"^epoch \d/2 step (\d+) \| val ", p.stdout, re.M)]
+        if steps != [5, 10, 15, 20, 25, 30]:
+            fail(f"expected validations at steps 5, 10, ..., 30: {steps}\n{p.stdout[-2000:]}")
+        best = [f for f in os.listdir(out) if f.startswith("best_psnr_")]
+        if len(best) != 1 or not re.fullmatch(r"best_psnr_iter_(5|10|15|20|25|30)\.pt", best[0]):
+            fail(f"the best checkpoint should be one taken between batches: {sorted(os.listdir(out))}")
+        final = closing(p.stdout)
+        if not final.startswith("final: val PSNR"):
+            fail(f"the closing line should give the last validation's scores: {final}")
+        p = run(binary, ["--output", out, *args, "--resume", os.path.join(out, best[0])])
+        if p.returncode != 0 or "resumed from" not in p.stdout:
+            fail(f"--resume from {best[0]} failed: {p.returncode} {p.stdout[-1500:]}{p.stderr[-800:]}")
+        p = run(binary, ["--output", os.path.join(tmp, "bad"), "--set", "trainer.params.val_interval_steps=-1"])
+        if p.returncode != 2 or "val_interval_steps" not in p.stderr:
+            fail(f"val_interval_steps -1 should exit 2 naming the key: {p.returncode} {p.stderr}")
+        print(f"validations between batches at steps {steps}; best {best[0]}, resumed from; "
+              f"-1: {p.stderr.strip()}")
 
 
 def cmd_test_stage(binary):

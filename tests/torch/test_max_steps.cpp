@@ -22,8 +22,12 @@ namespace {
 struct Watch {
   std::int64_t steps = 0;
   std::vector<std::string> stops;  ///< the stop reason at each epoch's end ("" none)
+  std::int64_t total_epochs = 0;   ///< as the trainer's hooks see them
   void step(TrainerContext&) { ++steps; }
-  void epoch(TrainerContext& ctx) { stops.push_back(ctx.stop_training ? ctx.stop_reason : ""); }
+  void epoch(TrainerContext& ctx) {
+    stops.push_back(ctx.stop_training ? ctx.stop_reason : "");
+    total_epochs = ctx.total_epochs;
+  }
   static constexpr auto bindings =
       hookforge::bindings(HOOKFORGE_HOOKS_INTO(step, pts::on_trainer_step_finished),
                           HOOKFORGE_HOOKS_INTO(epoch, pts::on_trainer_epoch_finished));
@@ -64,6 +68,7 @@ TEST_CASE("max_steps within an epoch ends it after the update that spends them",
   CHECK(run.train.global_step() == 6 + 2);
   CHECK(run.scheduler.last_epoch() == 4);  // stepped per update, the last one included
   CHECK(run.train.total_epochs() == 2);    // what a progress bar shows: 2 of the 5 epochs
+  CHECK(run.watch().total_epochs == 2);    // and the trainer's hooks (LossLogger's "epoch 2/2")
   REQUIRE(result.history.size() == 2);
   CHECK(result.history[1].validated);  // the shortened epoch validates as any other
   // Between batches: 5 in the first epoch, 1 in the second (its 2nd batch is its end).

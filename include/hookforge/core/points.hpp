@@ -2,7 +2,8 @@
 //
 // Which component fires which point:
 //   Trainer                 on_training_began, on_trainer_step_finished,
-//                           on_trainer_epoch_finished, on_training_finished,
+//                           on_trainer_validation_finished, on_trainer_epoch_finished,
+//                           on_training_finished,
 //                           on_before_save_checkpoint, on_after_save_checkpoint,
 //                           on_after_load_checkpoint
 //   TrainingEpochRunner     on_epoch_start, on_pre_step, on_post_forward, on_post_backward,
@@ -21,6 +22,7 @@ namespace hookforge::points {
 // Trainer
 HOOKFORGE_POINT(on_training_began);
 HOOKFORGE_POINT(on_trainer_step_finished);
+HOOKFORGE_POINT(on_trainer_validation_finished);
 HOOKFORGE_POINT(on_trainer_epoch_finished);
 HOOKFORGE_POINT(on_training_finished);
 HOOKFORGE_POINT(on_before_save_checkpoint);
@@ -45,10 +47,11 @@ HOOKFORGE_POINT(on_post_g_backward);
 
 /// Every built-in point (runtime binding checks tell them from misspelled names).
 using builtin =
-    point_list<on_training_began, on_trainer_step_finished, on_trainer_epoch_finished,
-               on_training_finished, on_before_save_checkpoint, on_after_save_checkpoint,
-               on_after_load_checkpoint, on_epoch_start, on_pre_step, on_post_forward,
-               on_post_backward, on_post_step, on_epoch_end, on_pre_d_forward, on_post_d_forward,
-               on_post_d_backward, on_pre_g_forward, on_post_g_forward, on_post_g_backward>;
+    point_list<on_training_began, on_trainer_step_finished, on_trainer_validation_finished,
+               on_trainer_epoch_finished, on_training_finished, on_before_save_checkpoint,
+               on_after_save_checkpoint, on_after_load_checkpoint, on_epoch_start, on_pre_step,
+               on_post_forward, on_post_backward, on_post_step, on_epoch_end, on_pre_d_forward,
+               on_post_d_forward, on_post_d_backward, on_pre_g_forward, on_post_g_forward,
+               on_post_g_backward>;
 
 }  // namespace hookforge::points

@@ -18,6 +18,10 @@
 //                               detail/top_k.hpp); named by `best_filename_tmpl` if given
 //                               ("best_{metric}_{score:.4f}_epoch_{epoch}.pt")
 //   last_checkpoint             a text file naming the file written last (in the same folder)
+// At on_trainer_validation_finished (a validation between batches, trainer_options::
+// val_interval_steps), the best by `save_best` as at an epoch's end, in a checkpoint that
+// resumes between those batches: best_{metric}_iter_{S}.pt (S = steps done), or
+// `best_filename_tmpl` when it is numbered by {step}.
 // With by_epoch = false (MMEngine's by_epoch=False), `interval` and `save_begin` count training
 // steps and the files are iter_{N}.pt (N = steps done): at on_trainer_step_finished, in the
 // middle of an epoch (the checkpoint resumes there, trainer.hpp), or at the epoch's end when
@@ -117,22 +121,22 @@ class CheckpointSaver {
     const bool write_epoch = due || (options_.save_last && last);
     const std::string epoch_name = fmt::format(fmt::runtime(file_template()), n);
 
-    std::string best_name;
-    double score = std::numeric_limits<double>::quiet_NaN();
-    if (!options_.save_best.empty() && ctx.validated) {
-      const std::string& metric = resolve_metric(ctx);
-      auto it = ctx.val_scores.find(metric);
-      if (it == ctx.val_scores.end())
-        throw std::invalid_argument(
-            fmt::format("CheckpointSaver: save_best '{}' is not a validation score (scores: {})",
-                        metric, score_names(ctx.val_scores)));
-      score = it->second;
-      if (top_k_.admits(score, options_.save_top_k, *rule_))
-        best_name = detail::saver::best_name(
-            best_template(), {metric, score, ctx.completed_epochs, ctx.global_step});
-    }
+    auto [best_name, score] = best_candidate(ctx, best_template());
     if (!write_epoch && best_name.empty()) return;
     store(ctx, dir, write_epoch ? epoch_name : std::string(), best_name, score);
+  }
+
+  /// At on_trainer_validation_finished: the best by save_best, between two batches.
+  void save_best_between(TrainerContext& ctx) {
+    if (options_.save_best.empty()) return;
+    const bool by_step = options_.best_filename_tmpl.find("{step") != std::string::npos;
+    auto [best_name, score] =
+        best_candidate(ctx, by_step ? options_.best_filename_tmpl : "best_{metric}_iter_{step}.pt");
+    if (best_name.empty()) return;
+    const auto dir = directory(ctx);
+    std::filesystem::create_directories(dir);
+    remove_stale(dir);
+    store(ctx, dir, "", best_name, score);
   }
 
   /// At on_training_finished: the published copies of the last and the best checkpoint.
@@ -204,10 +208,11 @@ class CheckpointSaver {
   const std::vector<std::filesystem::path>& published() const { return published_; }
   const checkpoint_saver_options& options() const { return options_; }
 
-  static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(save_step, points::on_trainer_step_finished),
-                          HOOKFORGE_HOOKS_INTO(save_epoch, points::on_trainer_epoch_finished),
-                          HOOKFORGE_HOOKS_INTO(publish, points::on_training_finished));
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(save_step, points::on_trainer_step_finished),
+      HOOKFORGE_HOOKS_INTO(save_best_between, points::on_trainer_validation_finished),
+      HOOKFORGE_HOOKS_INTO(save_epoch, points::on_trainer_epoch_finished),
+      HOOKFORGE_HOOKS_INTO(publish, points::on_training_finished));
 
  private:
   struct bookkeeping {
@@ -272,6 +277,23 @@ class CheckpointSaver {
   }
 
   std::string file_template() const { return detail::saver::file_template(options_); }
+
+  /// The file name of a best checkpoint for ctx's validation, by `tmpl`, when its score
+  /// enters the save_top_k best (else ""), and the score (NaN when ctx did not validate).
+  std::pair<std::string, double> best_candidate(TrainerContext& ctx, const std::string& tmpl) {
+    if (options_.save_best.empty() || !ctx.validated)
+      return {"", std::numeric_limits<double>::quiet_NaN()};
+    const std::string& metric = resolve_metric(ctx);
+    auto it = ctx.val_scores.find(metric);
+    if (it == ctx.val_scores.end())
+      throw std::invalid_argument(
+          fmt::format("CheckpointSaver: save_best '{}' is not a validation score (scores: {})",
+                      metric, score_names(ctx.val_scores)));
+    const double score = it->second;
+    if (!top_k_.admits(score, options_.save_top_k, *rule_)) return {"", score};
+    return {detail::saver::best_name(tmpl, {metric, score, ctx.completed_epochs, ctx.global_step}),
+            score};
+  }
 
   std::string best_template() const {
     return options_.best_filename_tmpl.empty()

@@ -4,7 +4,9 @@
 //   hookforge::Trainer trainer(model, train, val, {.epochs = 200},
 //                              hookforge::EarlyStopping({.monitor = "psnr", .patience = 10}));
 //
-// At on_trainer_epoch_finished of each epoch that validated (other epochs do not count):
+// After each validation: at on_trainer_epoch_finished of each epoch that validated at its end
+// (other epochs do not count), and at on_trainer_validation_finished, after each validation
+// between batches (trainer_options::val_interval_steps), whose stop ends the epoch there:
 //   - a non-finite score stops at once (check_finite);
 //   - a score better than stopping_threshold stops at once;
 //   - a score better than the best by more than min_delta becomes the best and resets the
@@ -76,7 +78,7 @@ class EarlyStopping {
       rule_ = metric_rule_for("EarlyStopping", o.monitor, o.rule);
   }
 
-  /// At on_trainer_epoch_finished.
+  /// At on_trainer_epoch_finished and on_trainer_validation_finished.
   void check(TrainerContext& ctx) {
     if (!ctx.validated) return;
     const std::string& metric = resolve_monitor(ctx);
@@ -129,7 +131,8 @@ class EarlyStopping {
   const early_stopping_options& options() const { return options_; }
 
   static constexpr auto bindings =
-      hookforge::bindings(HOOKFORGE_HOOKS_INTO(check, points::on_trainer_epoch_finished));
+      hookforge::bindings(HOOKFORGE_HOOKS_INTO(check, points::on_trainer_epoch_finished),
+                          HOOKFORGE_HOOKS_INTO(check, points::on_trainer_validation_finished));
 
  private:
   /// One validation's score at `epoch` (1-based): the stop reason, or nullopt to go on.

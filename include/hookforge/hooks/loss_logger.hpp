@@ -7,6 +7,10 @@
 //                              hookforge::ref(logger));                      // epoch rows
 //
 //   epoch 3/10 | train loss 0.01234 | val loss 0.02345 psnr 28.13 | lr 0.001 | 1.52 s
+//   epoch 4/10 step 3500 | val loss 0.02311 psnr 28.19      (a validation between batches:
+//                                                           trainer_options::val_interval_steps;
+//                                                           its scores are in the files at the
+//                                                           epoch's end only if it validates)
 //
 // Files, in out_dir (default: the trainer's work_dir):
 //   metrics.csv / metrics.jsonl  one row per epoch: epoch (1-based), train_<score> for every
@@ -114,6 +118,17 @@ class LossLogger {
     write(epochs_, r, ctx.epoch, ctx.global_step);
   }
 
+  /// At on_trainer_validation_finished (a validation between batches): its console line.
+  void log(TrainerContext& ctx, points::on_trainer_validation_finished) {
+    if (!options_.stream) return;
+    std::string line = ctx.total_epochs > 0
+                           ? fmt::format("epoch {}/{}", ctx.epoch + 1, ctx.total_epochs)
+                           : fmt::format("epoch {}", ctx.epoch + 1);
+    line += fmt::format(" step {} | val", ctx.global_step);
+    for (const auto& [name, value] : ctx.val_scores) line += fmt::format(" {} {:.4g}", name, value);
+    *options_.stream << line << std::endl;
+  }
+
   /// At a training runner's on_post_step: every `interval` batches, the step's row. Any
   /// runner whose context has the counters (epoch_counters) and the step's `loss` tensor
   /// gets these rows; the learning rates come from its `optimizer`, when it has one.
@@ -174,8 +189,9 @@ class LossLogger {
 
   const loss_logger_options& options() const { return options_; }
 
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(
-      log, points::on_training_began, points::on_trainer_epoch_finished, points::on_post_step));
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(log, points::on_training_began, points::on_trainer_validation_finished,
+                           points::on_trainer_epoch_finished, points::on_post_step));
 
  private:
   /// The first write drops what a resumed run is about to write again: the rows of

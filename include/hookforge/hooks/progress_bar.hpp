@@ -27,6 +27,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -95,13 +96,15 @@ class ProgressBar {
 
   template <context_for<ProgressBar> C>
   void start(C&) {
+    select<C>();
     begin();
   }
 
   template <context_for<ProgressBar> C>
   void step(C& ctx) {
-    if (!active_) begin();  // attached in the middle of an epoch
-    ++seen_;
+    select<C>();
+    if (!current().active) begin();  // attached in the middle of an epoch
+    ++current().seen;
     const std::int64_t done = ctx.batch_idx + 1;
     const bool last = ctx.num_batches >= 0 && done >= ctx.num_batches;
     if (done % options_.refresh != 0 && !last) return;
@@ -111,25 +114,27 @@ class ProgressBar {
 
   template <context_for<ProgressBar> C>
   void finish(C& ctx) {
-    if (!active_) begin();
-    const double elapsed = seconds_since(started_);
+    select<C>();
+    if (!current().active) begin();
+    const double elapsed = seconds_since(current().started);
     std::string scores;
     if constexpr (requires { ctx.scores; })
       for (const auto& [name, value] : ctx.scores)
         scores += fmt::format(" | {} {:.4g}", name, value);
     std::string text;
     if (terminal_) {
-      const std::int64_t total = ctx.num_batches >= 0 ? ctx.num_batches : seen_;
+      const std::int64_t total = ctx.num_batches >= 0 ? ctx.num_batches : current().seen;
       text = fmt::format("{} {} 100% {}{}/{} [{}, {}]{}", label<C>(), epoch_text(ctx), bar(1.0),
-                         seen_, total, duration(elapsed), rate(seen_, elapsed), scores);
+                         current().seen, total, duration(elapsed), rate(current().seen, elapsed),
+                         scores);
       text = "\r" + padded(std::move(text)) + "\n";
       drawn_ = 0;
     } else {
       text = fmt::format("{} {} done: {} batches in {} ({}){}\n", label<C>(), epoch_text(ctx),
-                         seen_, duration(elapsed), rate(seen_, elapsed), scores);
+                         current().seen, duration(elapsed), rate(current().seen, elapsed), scores);
     }
     write(text);
-    active_ = false;
+    current().active = false;
   }
 
   static constexpr auto bindings =
@@ -143,11 +148,28 @@ class ProgressBar {
     double shown = std::numeric_limits<double>::quiet_NaN();
   };
 
+  // What one runner's epoch shows. A bar shared by the training and the validation runner
+  // keeps one for each: a validation between two training batches (the Trainer's
+  // val_interval_steps) runs its epoch inside the training epoch.
+  struct runner_state {
+    clock::time_point started{};
+    std::int64_t seen = 0;  // batches this epoch
+    std::vector<shown_loss> losses;
+    bool active = false;
+  };
+
+  template <class C>
+  void select() {
+    current_ = updates_parameters<C> ? 0 : 1;
+  }
+  runner_state& current() { return states_[current_]; }
+  const runner_state& current() const { return states_[current_]; }
+
   void begin() {
-    started_ = clock::now();
-    seen_ = 0;
-    losses_.clear();
-    active_ = true;
+    current().started = clock::now();
+    current().seen = 0;
+    current().losses.clear();
+    current().active = true;
   }
 
   // The batch's losses, by name: "loss" (training, validation), "d_loss"/"g_loss" (GAN).
@@ -163,13 +185,13 @@ class ProgressBar {
   void read(const char* name, const torch::Tensor& loss) {
     if (!loss.defined()) return;
     const double value = host_read(loss.dim() == 0 ? loss.detach() : loss.detach().mean());
-    for (auto& l : losses_) {
+    for (auto& l : current().losses) {
       if (l.name == name) {
         l.shown = value;
         return;
       }
     }
-    losses_.push_back({name, value});
+    current().losses.push_back({name, value});
   }
 
   template <class C>
@@ -185,7 +207,7 @@ class ProgressBar {
 
   std::string loss_text() const {
     std::string text;
-    for (const auto& l : losses_) text += fmt::format(" {} {:.4g}", l.name, l.shown);
+    for (const auto& l : current().losses) text += fmt::format(" {} {:.4g}", l.name, l.shown);
     return text;
   }
 
@@ -198,7 +220,7 @@ class ProgressBar {
 
   template <class C>
   std::string bar_line(const C& ctx, std::int64_t done) {
-    const double elapsed = seconds_since(started_);
+    const double elapsed = seconds_since(current().started);
     std::string text;
     if (ctx.num_batches > 0) {
       const double fraction =
@@ -216,12 +238,12 @@ class ProgressBar {
 
   template <class C>
   std::string plain_line(const C& ctx, std::int64_t done) const {
-    const double elapsed = seconds_since(started_);
+    const double elapsed = seconds_since(current().started);
     std::string text = fmt::format("{} {} batch {}/{} | {}", label<C>(), epoch_text(ctx), done,
                                    ctx.num_batches >= 0 ? std::to_string(ctx.num_batches) : "?",
                                    rate(done, elapsed));
     if (ctx.num_batches >= 0) text += " | eta " + duration(eta(ctx, done, elapsed));
-    if (!losses_.empty()) text += " |" + loss_text();
+    if (!current().losses.empty()) text += " |" + loss_text();
     if (options_.timer) text += " |" + timer_text(ctx);
     return text + "\n";
   }
@@ -277,11 +299,10 @@ class ProgressBar {
 
   progress_bar_options options_;
   bool terminal_ = false;
-  bool active_ = false;
-  clock::time_point started_{};
-  std::int64_t seen_ = 0;  // batches this epoch
-  std::vector<shown_loss> losses_;
-  std::size_t drawn_ = 0;  // length of the line last drawn in place
+  std::array<runner_state, 2> states_{};  // training, evaluating
+  std::size_t current_ = 0;  // the state of the runner whose point fired last (an index: a
+                             // hook is copied into the packs that hold it)
+  std::size_t drawn_ = 0;    // length of the line last drawn in place
 };
 
 }  // namespace hookforge

@@ -12,7 +12,9 @@
 // x axis, the global step (training batches done), as Lightning and MMEngine plot:
 //   train/<score>, val/<score>   each epoch's means (val: epochs that validated), at the
 //                                step the epoch ended; the names of metrics.csv's columns
-//                                with "/" for the first "_"
+//                                with "/" for the first "_"; val also at each validation
+//                                between batches (trainer_options::val_interval_steps), at
+//                                its step
 //   lr (lr/0, lr/1, ... for several parameter groups), epoch_seconds, epoch, and the
 //                                epoch's figures other hooks report (HookProfiler's
 //                                hook_ms/<hook>.<method>@<point>: mean ms per call)
@@ -119,6 +121,13 @@ class TensorBoardLogger {
     pending_images_.clear();
   }
 
+  /// At on_trainer_validation_finished (a validation between batches): its scores.
+  void log(TrainerContext& ctx, points::on_trainer_validation_finished) {
+    trainer_dir_ = ctx.work_dir;
+    open(ctx.global_step);
+    for (const auto& [name, value] : ctx.val_scores) scalar(ctx.global_step, "val/" + name, value);
+  }
+
   /// What the runner handlers read from a context: the epoch counters, and on a training
   /// context the step's `loss`, on another the batch's `entry` (the first it lacks).
   template <class C>
@@ -153,8 +162,9 @@ class TensorBoardLogger {
   std::filesystem::path file() const { return file_ ? file_->path() : std::filesystem::path(); }
   const tensorboard_logger_options& options() const { return options_; }
 
-  static constexpr auto bindings = hookforge::bindings(HOOKFORGE_HOOKS_INTO(
-      log, points::on_training_began, points::on_trainer_epoch_finished, points::on_post_step));
+  static constexpr auto bindings = hookforge::bindings(
+      HOOKFORGE_HOOKS_INTO(log, points::on_training_began, points::on_trainer_validation_finished,
+                           points::on_trainer_epoch_finished, points::on_post_step));
 
  private:
   struct image {

@@ -239,6 +239,7 @@ struct trainer_config {
   std::shared_ptr<Loss> val_loss{};
   std::int64_t epochs = 1;
   std::int64_t val_interval = 1;
+  std::int64_t val_interval_steps = 0;
   std::int64_t max_steps = -1;
   std::shared_ptr<lr_scheduler> scheduler{};
   std::shared_ptr<stop_condition> stop{};
@@ -279,6 +280,7 @@ class TrainerComponent {
     in.options = trainer_options{
         .epochs = c0.epochs,
         .val_interval = c0.val_interval,
+        .val_interval_steps = c0.val_interval_steps,
         .max_steps = c0.max_steps,
         .scheduler = c0.scheduler.get(),
         .stop = c0.stop.get(),

@@ -14,7 +14,13 @@
 //                                                     binds it, or a stop request may come)
 //                                                     (max_steps: the epoch ends after
 //                                                     the batch whose update spends them)
-//               validation runner epoch               (every val_interval epochs)
+//                 and, every val_interval_steps updates, between two batches:
+//                 validation runner epoch, a metric-based scheduler's step, the stop
+//                 condition, on_trainer_validation_finished (a stop asked there ends the
+//                 epoch after this batch, as max_steps does)
+//               validation runner epoch               (every val_interval epochs, or when
+//                                                     the epoch's last update is due by
+//                                                     val_interval_steps)
 //               LR scheduler step                     (interval step: after each optimiser
 //                                                     update instead; metric-based ones get
 //                                                     the monitored val
@@ -209,6 +215,12 @@ class Trainer : private detail::trainer_actions {
     if (options_.epochs < 0) throw std::invalid_argument("Trainer: epochs must be >= 0");
     if (options_.val_interval < 0)
       throw std::invalid_argument("Trainer: val_interval must be >= 0");
+    if (options_.val_interval_steps < 0)
+      throw std::invalid_argument("Trainer: val_interval_steps must be >= 0");
+    if (!validates && options_.val_interval_steps > 0)
+      throw std::invalid_argument(
+          "Trainer: val_interval_steps validates between batches, and this trainer has no "
+          "validation runner");
     if (options_.max_steps < -1)
       throw std::invalid_argument("Trainer: max_steps must be -1 (no limit) or >= 0, got " +
                                   std::to_string(options_.max_steps));
@@ -313,6 +325,7 @@ class Trainer : private detail::trainer_actions {
   fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion,
                      ValC& val_criterion) {
     const std::int64_t planned = planned_epochs(train_loader);
+    planned_epochs_ = planned;
     train_->set_total_epochs(planned);
     if constexpr (validates) val_->set_total_epochs(planned);
     if (options_.print_bindings) std::fputs(format_bindings().c_str(), stdout);
@@ -320,13 +333,18 @@ class Trainer : private detail::trainer_actions {
     const bool resuming = !resume_state_.empty();
     if (resuming) resume_epoch(train_loader, progress);
     const bool per_update = schedules_per_update();
-    if ((per_update || options_.max_steps >= 0) && !progress)
+    if ((per_update || options_.max_steps >= 0 || options_.val_interval_steps > 0) && !progress)
       throw std::invalid_argument(std::string("hookforge::Trainer: ") +
-                                  (per_update ? "a scheduler stepped per update" : "max_steps") +
+                                  (per_update                ? "a scheduler stepped per update"
+                                   : options_.max_steps >= 0 ? "max_steps"
+                                                             : "val_interval_steps") +
                                   " needs a training runner with progress() (runner_base has it)");
     check_scheduler_length(train_loader);
     scheduled_updates_ = detail::updates_of(*train_);
-    if (progress) watch_steps(*progress, per_update);
+    // A checkpoint taken between batches was taken after that batch's validation, if any.
+    last_validated_update_ = scheduled_updates_;
+    ended_at_validation_ = false;
+    if (progress) watch_steps(*progress, per_update, val_loader, val_criterion);
     loader_state_ = detail::loader_state_function(train_loader);
     struct unwatch {
       Trainer& t;
@@ -376,8 +394,8 @@ class Trainer : private detail::trainer_actions {
       ctx.train_scores = trained.scores;
       bool stop = trained.stop_training;
       if constexpr (validates)
-        if (options_.val_interval > 0 && (epoch + 1) % options_.val_interval == 0)
-          stop = validate(ctx, val_loader, val_criterion) || stop;
+        if (validation_due(epoch)) stop = validate(ctx, val_loader, val_criterion) || stop;
+      ended_at_validation_ = false;
       stop = end_epoch(ctx, stop, per_update, started);
       detail::record_epoch(result, ctx, epoch, started);
       if (stop) {
@@ -395,16 +413,24 @@ class Trainer : private detail::trainer_actions {
 
   /// Watches the training steps where something uses them: a hook at
   /// on_trainer_step_finished, a stop request to see between batches, a scheduler stepped
-  /// per update, or max_steps, which ends the epoch after the batch that spends it.
-  void watch_steps(epoch_progress& progress, bool per_update) {
+  /// per update, max_steps, which ends the epoch after the batch that spends it, or
+  /// val_interval_steps, which validates between batches.
+  template <class ValLoader, class ValC>
+  void watch_steps(epoch_progress& progress, bool per_update, ValLoader& val_loader,
+                   ValC& val_criterion) {
     const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
     const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
     const bool budget = options_.max_steps >= 0;
-    if (!step_hooks && !step_stops && !per_update && !budget) return;
-    progress.on_step([this, &progress, step_hooks, step_stops, per_update] {
+    const bool step_validation = options_.val_interval_steps > 0;
+    if (!step_hooks && !step_stops && !per_update && !budget && !step_validation) return;
+    progress.on_step([this, &progress, &val_loader, &val_criterion, step_hooks, step_stops,
+                      per_update] {
       // The budget spent, this batch ends the epoch: what follows is the epoch's end.
       if (max_steps_reached()) return progress.end_epoch();
       if (per_update) step_scheduler_per_update();  // before the hooks, which may save
+      if constexpr (validates)
+        if (step_validation_due() && validate_between_batches(progress, val_loader, val_criterion))
+          return progress.end_epoch();  // a stop was asked there: the epoch ends with this batch
       bool stop = step_stops && options_.stop_token.stop_requested();
       const bool agreed = step_stops && options_.agreement.stop;
       if (agreed) stop = options_.agreement.stop(stop);
@@ -414,16 +440,24 @@ class Trainer : private detail::trainer_actions {
 
   /// The validation runner's epoch ctx.epoch, its scores into ctx; whether it asks to stop.
   template <class ValLoader, class ValC>
-  bool validate(Ctx& ctx, ValLoader& val_loader, ValC& val_criterion) {
-    epoch_result validated =
-        naming_memory_failure("the validation runner", ctx.epoch, options_.epochs, [&] {
-          return val_->run_epoch(detail::validation_model(*model_), val_loader, ctx.epoch,
-                                 val_criterion);
-        });
-    last_val_scores_ = validated.scores;
-    ctx.validated = true;
-    return validated.stop_training;
-  }
+  bool validate(Ctx& ctx, ValLoader& val_loader, ValC& val_criterion);
+
+  /// Whether epoch `epoch`'s end validates: every val_interval epochs, or when its last update
+  /// is due by val_interval_steps; not when a validation between batches ended it (the same
+  /// weights, validated).
+  bool validation_due(std::int64_t epoch) const;
+
+  /// An update since the last validation reached a multiple of val_interval_steps.
+  bool step_validation_due() const;
+
+  /// A validation between two batches (val_interval_steps): the validation runner's epoch,
+  /// the model back in training mode, a metric-based scheduler's step and the stop
+  /// condition on its monitored score, then on_trainer_validation_finished. Whether a stop
+  /// was asked there (the stop condition, a hook, a validation runner's hook), which ends the
+  /// epoch after this batch and the run with it.
+  template <class ValLoader, class ValC>
+  bool validate_between_batches(const epoch_progress& progress, ValLoader& val_loader,
+                                ValC& val_criterion);
 
   /// The end of epoch ctx.epoch once it trained and validated: its bookkeeping, complete
   /// before the hooks see the epoch (and may save it), the scheduler, the stop condition,
@@ -437,6 +471,7 @@ class Trainer : private detail::trainer_actions {
     ctx.global_step = global_step();
     if (!per_update) detail::step_scheduler(options_, ctx);
     ctx.next_learning_rates = detail::learning_rates(optimizers_of(*train_));
+    if (!stop_at_epoch_end_.empty()) ctx.request_stop(std::exchange(stop_at_epoch_end_, {}));
     detail::check_stop(options_, ctx, runner_stop, max_steps_reached());
     ctx.epoch_seconds = detail::seconds_since(started);
     naming_memory_failure("the trainer's hooks at on_trainer_epoch_finished", epoch,
@@ -447,7 +482,7 @@ class Trainer : private detail::trainer_actions {
     return runner_stop || ctx.stop_training;
   }
 
-  /// The epochs the run plans, what the runners' hooks see as ctx.total_epochs (a progress
+  /// The epochs the run plans, what every hook sees as ctx.total_epochs (a progress
   /// bar's "epoch 2/7", a timer's estimate): `epochs`, or fewer where max_steps ends the run
   /// first (counted from the loader's length; a loader that cannot tell it is not counted).
   template <class Loader>
@@ -551,6 +586,7 @@ class Trainer : private detail::trainer_actions {
 
   Ctx context() {
     Ctx ctx = detail::trainer_context(options_, completed_epochs_, global_step(), last_val_scores_);
+    ctx.total_epochs = planned_epochs_;
     ctx.trainer = this;
     return ctx;
   }
@@ -577,6 +613,7 @@ class Trainer : private detail::trainer_actions {
   trainer_options options_;
   hook_pack<Trainer, Hooks...> hooks_;
   std::int64_t completed_epochs_ = 0;
+  std::int64_t planned_epochs_ = options_.epochs;  ///< planned_epochs() of the fit() running
   epoch_scores last_val_scores_;
   std::vector<double> epoch_learning_rates_;  ///< as the epoch in progress started with
   std::function<state_map()> loader_state_;   ///< the training loader's, while fit() runs
@@ -585,7 +622,11 @@ class Trainer : private detail::trainer_actions {
   /// Each rank's epoch in progress at a stop the ranks agreed on (rank_agreement::gather).
   std::vector<state_map> rank_progress_;
   std::int64_t checkpoints_written_ = 0;
-  std::int64_t scheduled_updates_ = 0;  ///< updates a per-update scheduler has stepped for
+  std::int64_t scheduled_updates_ = 0;      ///< updates a per-update scheduler has stepped for
+  std::int64_t last_validated_update_ = 0;  ///< the updates at the last validation
+  bool ended_at_validation_ = false;        ///< a stop asked at a validation between batches ended
+                                            ///< the epoch in progress
+  std::string stop_at_epoch_end_;           ///< that stop's reason, for the epoch's end
   Ctx step_ctx_;  ///< the context of on_trainer_step_finished, made at the epoch's start
 };
 
@@ -600,6 +641,7 @@ Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
 
 // The members defined out of the class, by what they do.
 #include "hookforge/torch/runners/trainer_mid_epoch.hpp"
+#include "hookforge/torch/runners/trainer_validation.hpp"
 #include "hookforge/torch/runners/trainer_save_load.hpp"
 
 #if HOOKFORGE_HEADER_ONLY

@@ -46,18 +46,21 @@ class trainer_actions {
 /// The Trainer's context.
 struct TrainerContext {
   std::int64_t epoch = 0;  ///< the epoch just run (at on_trainer_epoch_finished), or in progress
-                           ///< (at on_trainer_step_finished)
+                           ///< (at on_trainer_step_finished, on_trainer_validation_finished)
   std::int64_t completed_epochs = 0;  ///< epochs finished, this one included once it finished
-  std::int64_t total_epochs = 0;
-  std::int64_t global_step = 0;  ///< training batches processed so far
-  /// At on_trainer_step_finished: the epoch's training batches done so far; 0 elsewhere.
+  std::int64_t total_epochs = 0;      ///< epochs planned: `epochs`, or fewer where max_steps ends
+                                      ///< the run first
+  std::int64_t global_step = 0;       ///< training batches processed so far
+  /// At on_trainer_step_finished and on_trainer_validation_finished: the epoch's training
+  /// batches done so far; 0 elsewhere.
   std::int64_t batches_done = 0;
   /// At on_trainer_step_finished: gradients of this batch wait for an update (gradient
   /// accumulation); a checkpoint cannot be taken here (they are not saved).
   bool gradients_pending = false;
   epoch_scores train_scores;  ///< this epoch's training means
   epoch_scores val_scores;    ///< the last validation's means (empty before any)
-  bool validated = false;     ///< validation ran this epoch
+  bool validated = false;     ///< validation ran this epoch (at on_trainer_epoch_finished: at
+                              ///< its end; true at on_trainer_validation_finished)
   /// Per param group, as used this epoch: every optimiser of the training runner in the
   /// order of its named_optimizers() (GANTrainingRunner: D's groups, then G's).
   std::vector<double> learning_rates;
@@ -71,7 +74,9 @@ struct TrainerContext {
   std::string monitor;             ///< trainer_options::monitor: the score that judges the run
   bool stop_training = false;      ///< the run stops after this epoch (request_stop sets it); at
                                    ///< on_trainer_step_finished: it stops at this step if a hook
-                                   ///< saves a checkpoint there (trainer_options::stop_mid_epoch)
+                                   ///< saves a checkpoint there (trainer_options::stop_mid_epoch);
+                                   ///< at on_trainer_validation_finished: the epoch ends after
+                                   ///< this batch, and the run with it
   std::string stop_reason;         ///< why (the stop condition's, or a hook's reason)
   /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
   /// at on_after_load_checkpoint: the entries read back.
@@ -84,7 +89,8 @@ struct TrainerContext {
 
   /// Write the trainer's checkpoint to `path` (atomically). At on_trainer_epoch_finished the
   /// file resumes exactly: the scheduler has stepped and the stop condition has been asked.
-  /// At on_trainer_step_finished it resumes exactly in the middle of the epoch: the training
+  /// At on_trainer_step_finished (and on_trainer_validation_finished) it resumes exactly in
+  /// the middle of the epoch: the training
   /// loader's position, the epoch's partial scores and the learning rates it started with
   /// are saved too (section "epoch_in_progress").
   void save_checkpoint(const std::filesystem::path& path, checkpoint_content content = {}) const;
@@ -97,9 +103,9 @@ struct TrainerContext {
 /// The points a Trainer fires (every Trainer type, and hookforge-run's Trainer entry).
 using trainer_points =
     point_list<points::on_training_began, points::on_trainer_step_finished,
-               points::on_trainer_epoch_finished, points::on_training_finished,
-               points::on_before_save_checkpoint, points::on_after_save_checkpoint,
-               points::on_after_load_checkpoint>;
+               points::on_trainer_validation_finished, points::on_trainer_epoch_finished,
+               points::on_training_finished, points::on_before_save_checkpoint,
+               points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
 
 /// Pass as the validation runner to train without validation.
 struct no_validation {};
@@ -120,7 +126,13 @@ struct rank_agreement {
 
 struct trainer_options {
   std::int64_t epochs = 1;
-  std::int64_t val_interval = 1;  ///< validate every N epochs; 0 never
+  std::int64_t val_interval = 1;  ///< validate at the end of every N epochs; 0 never
+  /// Also validate after every N optimiser updates (0: not by updates), counted over the run
+  /// as max_steps counts them: between two batches, where the Trainer fires
+  /// on_trainer_validation_finished (its monitors and stop condition follow it, and the
+  /// training epoch goes on), or as the epoch's own validation when that update was the
+  /// epoch's last.
+  std::int64_t val_interval_steps = 0;
   /// Stop after this many optimiser updates (-1: no limit), counted over the run as a
   /// scheduler with interval step counts them; reached within an epoch, that epoch ends
   /// there (its validation, scheduler step and hooks as at any epoch's end).
@@ -128,6 +140,7 @@ struct trainer_options {
   lr_scheduler* scheduler = nullptr;     ///< stepped per its interval(); not owned
   stop_condition* stop = nullptr;        ///< asked after each validation; not owned
   std::string monitor = "loss";          ///< validation score for plateau schedulers and `stop`
+                                         ///< (both follow every validation that runs)
   std::filesystem::path work_dir = ".";  ///< where hooks write files (ctx.work_dir)
   bool print_bindings = false;           ///< print every component's binding table at start
   /// Once stop is requested, the run stops after the current epoch, its hooks seeing
