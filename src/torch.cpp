@@ -68,7 +68,7 @@
 #include "hookforge/torch/runners/epoch-inl.hpp"
 #include "hookforge/torch/runners/gan_runner-inl.hpp"
 #include "hookforge/torch/runners/inference_runner-inl.hpp"
-#include "hookforge/torch/runners/trainer-inl.hpp"
+#include "hookforge/torch/runners/trainer_bookkeeping-inl.hpp"
 #include "hookforge/torch/runners/trainer_checkpoint-inl.hpp"
 #include "hookforge/torch/runners/trainer_types-inl.hpp"
 #include "hookforge/torch/runners/training_epoch_runner-inl.hpp"

@@ -2,11 +2,14 @@
 // GANTrainingRunner), the validation runner and the Trainer, each taking its hooks from
 // the config. Instantiates the hookforge::Trainer for each pair of runner types.
 // link_components() is called by hookforge::run::main (see registrations.hpp).
+#include <algorithm>
+
 #include "hookforge/run/field_flow.hpp"
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/runners.hpp"
 #include "hookforge/run/trainer.hpp"
 #include "hookforge/run/values.hpp"
+#include "hookforge/torch/data/validation_sets.hpp"
 
 namespace cfg = hookforge::config;
 namespace run = hookforge::run;
@@ -56,6 +59,14 @@ HOOKFORGE_REGISTER_AS(
         cfg::field("validation_runner", &run::trainer_config::validation_runner),
         cfg::field("train_loader", &run::trainer_config::train_loader, cfg::required),
         cfg::field("val_loader", &run::trainer_config::val_loader),
+        cfg::field("val_loaders", &run::trainer_config::val_loaders)
+            .check(
+                [](const decltype(run::trainer_config::val_loaders)& sets) {
+                  return std::ranges::all_of(
+                      sets, [](const auto& set) { return hookforge::is_set_name(set.first); });
+                },
+                "loaders by set name, each name non-empty and without '/' (its scores are "
+                "\"<name>/<score>\")"),
         cfg::field("loss", &run::trainer_config::loss),
         cfg::field("val_loss", &run::trainer_config::val_loss),
         // Checked here, before a scheduler built later reads it through ${trainer.params.epochs}

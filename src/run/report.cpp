@@ -41,7 +41,7 @@ std::string label_of(std::string_view name) {
 }
 
 /// Each score, compared ones first: a score `s` with its baseline `<b>_s` beside it.
-std::string scores_text(const epoch_scores& scores) {
+std::string one_set_text(const epoch_scores& scores) {
   std::map<std::string, std::pair<std::string, double>>
       baseline;  // score -> (baseline prefix, value)
   std::vector<std::string> is_baseline;
@@ -69,6 +69,23 @@ std::string scores_text(const epoch_scores& scores) {
     parts.push_back(fmt::format("{} {}", label_of(name), show_score(name, value)));
   }
   return hookforge::join_names(parts, ", ");
+}
+
+/// one_set_text of each validation set's scores ("set5/psnr": "set5: PSNR 31.2 dB ..."), or of
+/// the scores themselves when they are of one set.
+std::string scores_text(const epoch_scores& scores) {
+  std::map<std::string, epoch_scores> sets;  // "" for scores without a set
+  for (const auto& [name, value] : scores) {
+    const auto slash = name.rfind('/');
+    if (slash == std::string::npos)
+      sets[""][name] = value;
+    else
+      sets[name.substr(0, slash)][name.substr(slash + 1)] = value;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [set, set_scores] : sets)
+    parts.push_back((set.empty() ? "" : set + ": ") + one_set_text(set_scores));
+  return hookforge::join_names(parts, "; ");
 }
 
 }  // namespace

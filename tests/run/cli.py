@@ -41,6 +41,8 @@
   cli.py val-steps BIN                         val_interval_steps from the command line: a line for each
                                                validation between batches, the best checkpoint one of
                                                them, resumed from; -1 exits 2 naming it
+  cli.py val-sets BIN                          val_loaders: two named validation sets, scores and the
+                                               best checkpoint by set; mistakes exit 2 naming them
   cli.py test-stage BIN                        a test section scores the best checkpoint after
                                                training and with --test-only --resume; mistakes exit 2
   cli.py paths    BIN CONFIG                   a hook's out_dir is taken under --output; one leading
@@ -58,7 +60,7 @@ import sys
 from cli_configs import cmd_bad, cmd_configs, cmd_default, cmd_limits, cmd_strict, cmd_train, cmd_usage
 from cli_crashes import cmd_full_disk, cmd_kill, cmd_signals, cmd_unwritable
 from cli_hosts import cmd_two_hosts
-from cli_loop import cmd_max_steps, cmd_test_stage, cmd_top_k, cmd_val_steps
+from cli_loop import cmd_max_steps, cmd_test_stage, cmd_top_k, cmd_val_sets, cmd_val_steps
 from cli_output import cmd_lock, cmd_overwrite, cmd_paths
 from cli_ranks import cmd_nproc, cmd_nproc_kill, cmd_nproc_resume
 from cli_resume import cmd_longer, cmd_mid_epoch
@@ -107,6 +109,8 @@ def main(argv):
         cmd_max_steps(binary)
     elif command == "val-steps":
         cmd_val_steps(binary)
+    elif command == "val-sets":
+        cmd_val_sets(binary)
     elif command == "test-stage":
         cmd_test_stage(binary)
     elif command == "lock":

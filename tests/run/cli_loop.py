@@ -1,14 +1,15 @@
 """cli.py's tests of training-loop options set from the command line (top-k, max-steps,
-val-steps, test-stage): save_top_k keeps the k best files and export takes the best; max_steps
-ends the epoch it is reached in, which validates; val_interval_steps validates between
-batches, where the best checkpoint follows; a test section scores the best checkpoint after
-training and with --test-only --resume, and its mistakes exit 2."""
+val-steps, val-sets, test-stage): save_top_k keeps the k best files and export takes the best;
+max_steps ends the epoch it is reached in, which validates; val_interval_steps validates
+between batches, where the best checkpoint follows; val_loaders validates on several sets,
+scores named by each; a test section scores the best checkpoint after training and with
+--test-only --resume, and its mistakes exit 2."""
 import json
 import os
 import re
 import tempfile
 
-from cli_common import closing, epoch_rows, fail, run
+from cli_common import SHRUNK, closing, epoch_rows, fail, run
 
 
 def cmd_top_k(binary):
@@ -87,6 +88,55 @@ def cmd_val_steps(binary):
             fail(f"val_interval_steps -1 should exit 2 naming the key: {p.returncode} {p.stderr}")
         print(f"validations between batches at steps {steps}; best {best[0]}, resumed from; "
               f"-1: {p.stderr.strip()}")
+
+
+def cmd_val_sets(binary):
+    """trainer.params.val_loaders in a copy of the default config: two named validation sets, their
+    scores as val_<set>/<score> in metrics.jsonl and by set on the closing line, the monitor
+    and the best checkpoint following one set's PSNR; a monitor naming no set's score (--strict)
+    and a set name with '/' exit 2 naming them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        # The default config as a user edits a copy of it: val_loader becomes val_loaders.
+        default = run(binary, ["--print-default"]).stdout
+        line = "    val_loader: ${ref:loaders.val}\n"
+        if line not in default:
+            fail(f"the default config has no line {line!r}")
+        config = os.path.join(tmp, "two_sets.yaml")
+        with open(config, "w") as f:
+            f.write(default.replace(line, "    val_loaders:\n      procedural: ${ref:loaders.val}\n"
+                                          "      small: ${ref:loaders.small}\n"))
+        sets = [config, "--set", "data.small={_target: ProceduralImages, params: {count: 16, size: 48, seed: 3}}",
+                "--set", 'loaders.small={_target: DataLoader, params: {dataset: "${ref:data.small}", batch_size: 16}}']
+        follow = ["--set", "trainer.params.monitor=small/psnr",
+                  "--set", "trainer.params.hooks.3.params.save_best=small/psnr"]
+        small = ["--set", "trainer.params.epochs=2", *SHRUNK]
+        out = os.path.join(tmp, "run")
+        p = run(binary, ["--output", out, "--strict", *small, *sets, *follow])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        rows = epoch_rows(out)
+        for key in ("val_procedural/psnr", "val_small/psnr", "val_small/bicubic_psnr", "val_small/loss"):
+            if any(key not in row for row in rows):
+                fail(f"every epoch row should have {key}: {rows}")
+        if rows[0]["val_procedural/psnr"] == rows[0]["val_small/psnr"]:
+            fail(f"two different sets gave the same PSNR: {rows[0]}")
+        final = closing(p.stdout)
+        if "procedural: PSNR" not in final or "small: PSNR" not in final or "(bicubic " not in final:
+            fail(f"the closing line should give each set's scores beside bicubic: {final}")
+        best = [f for f in os.listdir(out) if f.startswith("best_")]
+        if len(best) != 1 or not re.fullmatch(r"best_small_psnr_epoch_[12]\.pt", best[0]):
+            fail(f"the best checkpoint should follow small/psnr: {sorted(os.listdir(out))}")
+        mistakes = [(["--strict", *sets, "--set", "trainer.params.monitor=smal/psnr"],
+                     "closest: small/psnr"),
+                    ([*sets, "--set", 'trainer.params.val_loaders={"a/b": "${ref:loaders.val}"}'],
+                     "trainer.params.val_loaders: expected loaders by set name, each name non-empty and without '/'")]
+        said = []
+        for args, says in mistakes:
+            p = run(binary, ["--output", os.path.join(tmp, "bad"), "--check", *args])
+            if p.returncode != 2 or says not in p.stderr:
+                fail(f"{' '.join(args)} should exit 2 saying '{says}': {p.returncode} {p.stderr[-800:]}")
+            said.append(p.stderr.strip().split("\n")[-1])
+        print(f"{final}; best {best[0]}; mistakes: {' / '.join(said)}")
 
 
 def cmd_test_stage(binary):

@@ -55,6 +55,7 @@ namespace hookforge {
 
 struct batch_image_saver_options {
   std::filesystem::path out_dir;                 ///< required: the images go to <out_dir>/<epoch>/
+                                                 ///< (<epoch>/<set>/ for several validation sets)
   std::vector<std::string> fields = {"output"};  ///< non-empty: the entry's image fields to save
   std::vector<std::int64_t> batches = {};  ///< batch indices (>= 0) to save; empty: use `every`
   std::int64_t every = 1;                  ///< >= 1: with `batches` empty, batch_idx % every == 0
@@ -107,7 +108,9 @@ class BatchImageSaver {
   void save_batch(C& ctx) {
     const auto batch = static_cast<std::int64_t>(ctx.batch_idx);
     if (!selected(batch)) return;
-    const auto dir = options_.out_dir / std::to_string(static_cast<std::int64_t>(ctx.epoch));
+    auto dir = options_.out_dir / std::to_string(static_cast<std::int64_t>(ctx.epoch));
+    if constexpr (requires { std::string_view(ctx.dataset); })  // several validation sets
+      if (!std::string_view(ctx.dataset).empty()) dir /= std::string(ctx.dataset);
     std::filesystem::create_directories(dir);
     for (const auto& field : options_.fields) {
       const auto pixels = detail::hooks::host_pixels("BatchImageSaver", field, ctx.entry.at(field),

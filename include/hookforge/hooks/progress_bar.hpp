@@ -199,10 +199,14 @@ class ProgressBar {
     return updates_parameters<C> ? options_.train_label : options_.eval_label;
   }
 
+  /// "epoch 3/10", after the validation set's name when there are several ("set5 epoch 3/10").
   template <class C>
   static std::string epoch_text(const C& ctx) {
-    return ctx.total_epochs > 0 ? fmt::format("epoch {}/{}", ctx.epoch + 1, ctx.total_epochs)
-                                : fmt::format("epoch {}", ctx.epoch + 1);
+    std::string set;
+    if constexpr (requires { std::string_view(ctx.dataset); })
+      if (!std::string_view(ctx.dataset).empty()) set = std::string(ctx.dataset) + " ";
+    return ctx.total_epochs > 0 ? fmt::format("{}epoch {}/{}", set, ctx.epoch + 1, ctx.total_epochs)
+                                : fmt::format("{}epoch {}", set, ctx.epoch + 1);
   }
 
   std::string loss_text() const {

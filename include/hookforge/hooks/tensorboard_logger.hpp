@@ -244,8 +244,11 @@ class TensorBoardLogger {
   template <class C>
   void collect_images(C& ctx) {
     saw_evaluation_ = true;
-    if (ctx.batch_idx == 0) {
-      pending_images_.clear();
+    std::string prefix = "val/";  // with several validation sets, "val/<set>/"
+    if constexpr (requires { std::string_view(ctx.dataset); })
+      if (!std::string_view(ctx.dataset).empty()) prefix += std::string(ctx.dataset) + "/";
+    if (ctx.batch_idx == 0) {  // a validation's images replace the last one's of its set
+      std::erase_if(pending_images_, [&](const image& i) { return i.tag.starts_with(prefix); });
       shown_ = 0;
     }
     if (shown_ >= options_.images) return;
@@ -257,7 +260,7 @@ class TensorBoardLogger {
                                      options_.images - first, options_.value_range);
       taken = pixels.size(0);
       for (std::int64_t i = 0; i < taken; ++i)
-        pending_images_.push_back({fmt::format("val/{}/{}", field, first + i), pixels.size(1),
+        pending_images_.push_back({fmt::format("{}{}/{}", prefix, field, first + i), pixels.size(1),
                                    pixels.size(2), pixels.size(3),
                                    detail::hooks::encode_png("TensorBoardLogger", pixels[i])});
     }

@@ -87,11 +87,23 @@ inline void reach(const config::document& doc, const config::value& v, std::set<
 }
 
 /// The keys a phase's components reach from the trainer's `params` (see the top).
+/// The value at `path` ("val_loaders.set5": key by key, following ${ref:...}) under `v`.
+inline std::optional<config::value> find_path(const config::document& doc, const config::value& v,
+                                              std::string_view path) {
+  std::optional<config::value> at = v;
+  for (std::size_t start = 0; at && start <= path.size();) {
+    const auto dot = std::min(path.find('.', start), path.size());
+    at = doc.resolve(*at).find(path.substr(start, dot - start));
+    start = dot + 1;
+  }
+  return at;
+}
+
 inline std::set<std::string> phase_keys(const config::document& doc, const config::value& params,
                                         const std::vector<std::string_view>& roots) {
   std::set<std::string> keys, paths;
   for (auto root : roots)
-    if (auto v = params.find(root)) reach(doc, *v, keys, paths);
+    if (auto v = find_path(doc, params, root)) reach(doc, *v, keys, paths);
   return keys;
 }
 
@@ -182,8 +194,8 @@ inline stage_fields fields_by_stage(const phase_fields& f,
 /// The inputs of one phase: its name, the trainer params it starts from, its dataset and model.
 struct phase_inputs {
   std::string name;
-  std::vector<std::string_view> roots;
-  const Dataset* data = nullptr;  ///< null: the phase does not run
+  std::vector<std::string_view> roots;  ///< keys under the trainer's params ("val_loaders.set5")
+  const Dataset* data = nullptr;        ///< null: the phase does not run
   const Model* model = nullptr;
 };
 

@@ -8,7 +8,9 @@
 //       training_runner: ${ref:training_runner}
 //       validation_runner: ${ref:validation_runner}     # optional
 //       train_loader: ${ref:loaders.train}
-//       val_loader: ${ref:loaders.val}                   # with a validation runner
+//       val_loader: ${ref:loaders.val}                   # with a validation runner, or
+//       val_loaders: {set5: ${ref:loaders.set5}, urban: ${ref:loaders.urban}}   # several,
+//                                                         # scores "set5/PSNR", ...
 //       loss: ${ref:loss}                                # training (TrainingEpochRunner) and
 //       validation val_loss: ${ref:val_loss}                        # optional: validation's own
 //       epochs: 10
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -58,6 +61,7 @@
 #include "hookforge/run/runners.hpp"
 #include "hookforge/run/scheduler.hpp"
 #include "hookforge/run/settings.hpp"
+#include "hookforge/torch/data/validation_sets.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 
 namespace hookforge::run {
@@ -77,6 +81,8 @@ struct session_inputs {
   std::shared_ptr<Model> model;
   ValidationRunner* validation = nullptr;  ///< null: no validation
   std::shared_ptr<Loader> train_loader, val_loader;
+  /// Several validation loaders by name (in place of val_loader; empty: one).
+  std::map<std::string, std::shared_ptr<Loader>> val_loaders;
   std::shared_ptr<Loss>
       loss;  ///< the training criterion (TrainingEpochRunner); may be null for a GAN
   std::shared_ptr<Loss> val_loss;  ///< validation's criterion (loss unless given)
@@ -141,9 +147,15 @@ class trainer_session final : public session {
 
   fit_result fit() override {
     auto& train_loader = in_.train_loader->loader();
-    if constexpr (validates)
-      return trainer_.fit(train_loader, in_.val_loader->loader(), train_criterion_, val_criterion_);
-    else
+    if constexpr (validates) {
+      if (in_.val_loaders.empty())
+        return trainer_.fit(train_loader, in_.val_loader->loader(), train_criterion_,
+                            val_criterion_);
+      std::vector<named_loader<run_data_loader>> sets;
+      for (const auto& [name, loader] : in_.val_loaders) sets.emplace_back(name, loader->loader());
+      return trainer_.fit(train_loader, validation_sets(std::move(sets)), train_criterion_,
+                          val_criterion_);
+    } else
       return trainer_.fit(train_loader, no_validation{}, train_criterion_, train_criterion_);
   }
   void load_checkpoint(const std::filesystem::path& path) override {
@@ -235,6 +247,7 @@ struct trainer_config {
   std::shared_ptr<ValidationRunner> validation_runner{};
   std::shared_ptr<Loader> train_loader{};
   std::shared_ptr<Loader> val_loader{};
+  std::map<std::string, std::shared_ptr<Loader>> val_loaders{};
   std::shared_ptr<Loss> loss{};
   std::shared_ptr<Loss> val_loss{};
   std::int64_t epochs = 1;
@@ -260,19 +273,27 @@ class TrainerComponent {
     if (!c0.model) throw std::invalid_argument("Trainer: model must be given");
     if (!c0.training_runner) throw std::invalid_argument("Trainer: training_runner must be given");
     if (!c0.train_loader) throw std::invalid_argument("Trainer: train_loader must be given");
-    if (c0.validation_runner && !c0.val_loader)
-      throw std::invalid_argument("Trainer: val_loader must be given with a validation_runner");
-    if (!c0.validation_runner && c0.val_loader)
-      throw std::invalid_argument("Trainer: val_loader is given but no validation_runner");
+    const bool val_data = c0.val_loader || !c0.val_loaders.empty();
+    if (c0.val_loader && !c0.val_loaders.empty())
+      throw std::invalid_argument(
+          "Trainer: val_loader and val_loaders are both given; give one (val_loaders: several, "
+          "by name)");
+    if (c0.validation_runner && !val_data)
+      throw std::invalid_argument(
+          "Trainer: val_loader (or val_loaders) must be given with a validation_runner");
+    if (!c0.validation_runner && val_data)
+      throw std::invalid_argument(std::string("Trainer: ") +
+                                  (c0.val_loader ? "val_loader" : "val_loaders") +
+                                  " is given but no validation_runner");
     // A metric that cannot score the smallest validation image fails now, not after an epoch.
-    if (c0.validation_runner)
-      check_metrics_fit(c0.val_loader->loader().dataset().underlying(),
-                        c0.validation_runner->metrics());
+    for (const auto& [name, loader] : validation_loaders())
+      check_metrics_fit(loader->loader().dataset().underlying(), c0.validation_runner->metrics());
     session_inputs in;
     in.model = c0.model;
     in.validation = c0.validation_runner.get();
     in.train_loader = c0.train_loader;
     in.val_loader = c0.val_loader;
+    in.val_loaders = c0.val_loaders;
     in.loss = c0.loss;
     in.val_loss = c0.val_loss ? c0.val_loss : c0.loss;
     if (c0.validation_runner && !in.val_loss)
@@ -344,10 +365,14 @@ class TrainerComponent {
     const auto& loss = config_.val_loss ? config_.val_loss : config_.loss;
     auto terms = loss ? loss->term_names() : std::nullopt;
     if (!terms) return std::nullopt;
-    std::vector<std::string> names{"loss"};
-    names.insert(names.end(), terms->begin(), terms->end());
-    for (auto& m : config_.validation_runner->metric_names()) names.push_back(std::move(m));
-    return names;
+    std::vector<std::string> scores{"loss"};
+    scores.insert(scores.end(), terms->begin(), terms->end());
+    for (auto& m : config_.validation_runner->metric_names()) scores.push_back(std::move(m));
+    if (config_.val_loaders.empty()) return scores;
+    std::vector<std::string> named;  // each set's, "set5/PSNR"
+    for (const auto& [set, loader] : config_.val_loaders)
+      for (const auto& score : scores) named.push_back(set + "/" + score);
+    return named;
   }
 
   /// What hookforge-run checks once the run is built, before training: the score names
@@ -399,15 +424,20 @@ class TrainerComponent {
       return l ? &l->loader().dataset().underlying() : nullptr;
     };
     const auto& c = config_;
-    std::vector<phase_inputs> phases{
-        {"training",
-         {"train_loader", "training_runner", "model", "loss"},
-         data(c.train_loader),
-         c.model.get()},
-        {"validation",
-         {"val_loader", "validation_runner", "model", c.val_loss ? "val_loss" : "loss"},
-         c.validation_runner ? data(c.val_loader) : nullptr,
-         c.model.get()}};
+    const std::string_view loss = c.val_loss ? "val_loss" : "loss";
+    std::vector<phase_inputs> phases{{"training",
+                                      {"train_loader", "training_runner", "model", "loss"},
+                                      data(c.train_loader),
+                                      c.model.get()}};
+    std::vector<std::string> keys;  // "val_loader", or "val_loaders.<set>" for each set
+    keys.reserve(std::max<std::size_t>(1, c.val_loaders.size()));
+    for (const auto& [key, loader] : validation_loaders()) {
+      keys.push_back(key);
+      phases.push_back({key == "val_loader" ? "validation" : "validation on " + key.substr(12),
+                        {keys.back(), "validation_runner", "model", loss},
+                        c.validation_runner ? data(loader) : nullptr,
+                        c.model.get()});
+    }
     return check_batch_fields(b, b.doc().resolve(*params), phases);
   }
 
@@ -415,13 +445,24 @@ class TrainerComponent {
   void refuse_loader_warnings(const config::builder& b) const {
     const auto trainer = b.doc().root().find("trainer");
     const auto params = trainer ? b.doc().resolve(*trainer).find("params") : std::nullopt;
-    for (const auto& [name, loader] : {std::pair{"train_loader", config_.train_loader},
-                                       std::pair{"val_loader", config_.val_loader}}) {
+    auto loaders = validation_loaders();
+    loaders.emplace_back("train_loader", config_.train_loader);
+    for (const auto& [key, loader] : loaders) {
       if (!loader) continue;
-      const auto at = params ? b.doc().resolve(*params).find(name) : std::nullopt;
+      const auto at = params ? detail::find_path(b.doc(), *params, key) : std::nullopt;
       refuse_dataset_warnings(loader->loader().dataset().underlying(),
                               at ? *at : (trainer ? *trainer : b.doc().root()));
     }
+  }
+
+  /// The validation loaders by their key under the trainer's params: "val_loader", or
+  /// "val_loaders.<set>" for each of several.
+  std::vector<std::pair<std::string, std::shared_ptr<Loader>>> validation_loaders() const {
+    std::vector<std::pair<std::string, std::shared_ptr<Loader>>> out;
+    if (config_.val_loader) out.emplace_back("val_loader", config_.val_loader);
+    for (const auto& [set, loader] : config_.val_loaders)
+      out.emplace_back("val_loaders." + set, loader);
+    return out;
   }
 
   trainer_config config_;

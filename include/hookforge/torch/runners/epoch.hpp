@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct epoch_counters {
   std::int64_t completed_epochs = 0;  ///< epochs finished before this one
   std::int64_t total_epochs = 0;      ///< epochs planned for the run (0 when not known)
   std::int64_t num_batches = -1;      ///< batches in this epoch (-1 when the loader cannot tell)
+  /// The validation set this epoch runs over, when the Trainer validates several
+  /// (validation_sets.hpp); "" otherwise.
+  std::string_view dataset;
 
   /// The counters at the start of `epoch` (of `total_epochs`) over `loader`: num_batches
   /// from the loader's size when it has one; batch_idx and global_step are set per batch.
@@ -108,6 +112,9 @@ class runner_base {
   /// The planned number of epochs, shown to hooks as ctx.total_epochs (the trainer sets it).
   void set_total_epochs(std::int64_t epochs) { total_epochs_ = epochs; }
   std::int64_t total_epochs() const { return total_epochs_; }
+  /// The validation set the next epochs run over, shown to hooks as ctx.dataset (the Trainer
+  /// sets it when it validates several; "" for none).
+  void set_dataset(std::string name) { dataset_ = std::move(name); }
   /// Training batches processed so far (whole run); 0 for a runner that does not train.
   std::int64_t global_step() const { return global_step_; }
   /// Where the training loop is within its epoch, for checkpoints taken between batches and
@@ -121,6 +128,7 @@ class runner_base {
   template <class Ctx, class Loader>
   void start_epoch(Ctx& ctx, std::int64_t epoch, Loader& loader) {
     static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
+    ctx.dataset = dataset_;
     ctx.batch_idx = progress_.start(epoch, ctx.running_scores);
     hooks_.template fire<points::on_epoch_start>(ctx);
   }
@@ -150,6 +158,7 @@ class runner_base {
   hook_pack<Derived, Hooks...> hooks_;
   std::int64_t total_epochs_ = 0;
   std::int64_t global_step_ = 0;
+  std::string dataset_;
   epoch_progress progress_;
 
  private:

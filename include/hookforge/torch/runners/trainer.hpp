@@ -29,6 +29,10 @@
 //               hook stop requests, the epoch's record (fit_result::history)
 //   on_training_finished
 //
+// The validation loader may be a validation_sets (data/validation_sets.hpp): each validation
+// then runs the validation runner's epoch over every named set, the scores of set s being
+// "s/<score>".
+//
 // A memory failure in the training runner, the validation runner or the epoch's trainer
 // hooks is rethrown as hookforge::out_of_memory naming that part and the epoch
 // (memory_failure.hpp).
@@ -55,9 +59,13 @@
 //
 // This header is the loop (the Trainer class) and the one to include; it brings its
 // pieces: trainer_types.hpp (trainer_options, TrainerContext, fit_result, ...),
-// trainer_checkpoint.hpp (the checkpoint's section table and what it gathers),
-// trainer_save_load.hpp (writing and loading a checkpoint) and trainer_mid_epoch.hpp (between
-// two batches: on_trainer_step_finished, and a checkpoint that resumes there).
+// trainer_bookkeeping.hpp (the context, learning rates, scheduler step and stop condition
+// shared by every validation and epoch's end), trainer_plan.hpp (the planned epochs, the
+// scheduler's length, fit()'s start and each epoch's), trainer_validation.hpp (validations
+// at epochs' ends and between batches), trainer_checkpoint.hpp (the checkpoint's section
+// table and what it gathers), trainer_save_load.hpp (writing and loading a checkpoint) and
+// trainer_mid_epoch.hpp (between two batches: on_trainer_step_finished, and a checkpoint
+// that resumes there).
 #pragma once
 
 #include <algorithm>
@@ -81,6 +89,7 @@
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/scores.hpp"
+#include "hookforge/torch/data/validation_sets.hpp"
 #include "hookforge/torch/io/checkpoint.hpp"
 #include "hookforge/torch/io/persistence.hpp"
 #include "hookforge/torch/io/state_map.hpp"
@@ -89,90 +98,12 @@
 #include "hookforge/torch/runners/inference_runner.hpp"
 #include "hookforge/torch/runners/memory_failure.hpp"
 #include "hookforge/torch/runners/runner_concepts.hpp"
+#include "hookforge/torch/runners/trainer_bookkeeping.hpp"
 #include "hookforge/torch/runners/trainer_checkpoint.hpp"
 #include "hookforge/torch/runners/trainer_types.hpp"
 #include "hookforge/torch/runners/training_epoch_runner.hpp"
 
 namespace hookforge {
-
-namespace detail {
-
-// The Trainer's bookkeeping that depends on none of its template arguments, out of line
-// so that the library compiles it once (core/build_mode.hpp).
-
-/// The context at the start of a fit() or an epoch, before the epoch's own fields and
-/// before `trainer`, which the Trainer sets to itself.
-HOOKFORGE_INLINE TrainerContext trainer_context(const trainer_options& options,
-                                                std::int64_t completed_epochs,
-                                                std::int64_t global_step,
-                                                const epoch_scores& last_val_scores);
-/// The lr of each param group of each optimiser, in order (0 for a group without options).
-HOOKFORGE_INLINE std::vector<double> learning_rates(const std::vector<named_optimizer>& optimizers);
-/// The score `options.monitor` names; std::invalid_argument listing the scores when absent.
-HOOKFORGE_INLINE double monitored_score(const trainer_options& options, const epoch_scores& scores);
-/// The scheduler's step for the epoch just run (metric-based ones get the monitored score).
-HOOKFORGE_INLINE void step_scheduler(const trainer_options& options, const TrainerContext& ctx);
-/// The optimiser updates `runner` has taken (its optimizer_steps(); else its global_step()):
-/// what a scheduler with interval step counts.
-template <class Runner>
-std::int64_t updates_of(const Runner& runner) {
-  if constexpr (requires { runner.optimizer_steps(); })
-    return runner.optimizer_steps();
-  else
-    return runner.global_step();
-}
-/// The updates `runner` takes in an epoch of `loader` (one per gradient_accumulation_steps
-/// batches, and one for the epoch's last); -1 when the loader cannot tell its batches.
-template <class Runner, class Loader>
-std::int64_t updates_per_epoch(const Runner& runner, Loader& loader) {
-  const std::int64_t batches = batch_count(loader);
-  if (batches < 0) return -1;
-  if constexpr (requires { runner.options().gradient_accumulation_steps; }) {
-    const std::int64_t k = runner.options().gradient_accumulation_steps;
-    return (batches + k - 1) / k;
-  } else {
-    return batches;
-  }
-}
-/// The stop condition, a stop requested by a runner's hook (`runner_stop`), by the stop
-/// token, then the step budget spent: each through ctx.request_stop, the first reason kept.
-HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
-                                 bool runner_stop, bool max_steps_reached);
-/// Seconds of wall time since `started`.
-HOOKFORGE_INLINE double seconds_since(std::chrono::steady_clock::time_point started);
-/// Epoch `epoch`'s scores and record into `result`.
-HOOKFORGE_INLINE void record_epoch(fit_result& result, const TrainerContext& ctx,
-                                   std::int64_t epoch,
-                                   std::chrono::steady_clock::time_point started);
-
-/// Thrown from the training runner's step to end fit() between two batches: a stop was
-/// requested and a hook saved a checkpoint at that batch.
-struct stopped_between_batches {
-  std::string reason;
-};
-
-/// The loader's state_dict as a function while fit() runs (empty when it has none).
-template <class Loader>
-std::function<state_map()> loader_state_function(Loader& loader) {
-  if constexpr (requires {
-                  { loader.state_dict() } -> std::convertible_to<state_map>;
-                })
-    return [&loader] { return loader.state_dict(); };
-  else
-    return {};
-}
-
-/// What the validation runner runs: the model's validation_model() (gan_models: the generator),
-/// else the model.
-template <class Model>
-decltype(auto) validation_model(Model& model) {
-  if constexpr (requires { model.validation_model(); })
-    return model.validation_model();
-  else
-    return (model);
-}
-
-}  // namespace detail
 
 template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 class Trainer : private detail::trainer_actions {
@@ -243,36 +174,7 @@ class Trainer : private detail::trainer_actions {
   /// one stepped per update. A loader that cannot tell its length is not checked. fit() calls
   /// it before the first epoch; hookforge-run when it builds the run.
   template <class Loader>
-  void check_scheduler_length(Loader& loader) {
-    const auto limit = options_.scheduler ? options_.scheduler->step_limit() : std::nullopt;
-    if (!limit) return;
-    const bool per_update = schedules_per_update();
-    const std::int64_t per_epoch = per_update ? detail::updates_per_epoch(*train_, loader) : 1;
-    if (per_epoch < 0) return;
-    std::int64_t planned = options_.epochs * per_epoch;
-    std::string why = std::to_string(options_.epochs) + " epochs x " + std::to_string(per_epoch) +
-                      (per_update ? " updates" : "");
-    if (const std::int64_t budget = options_.max_steps; budget >= 0) {
-      // max_steps ends the run first: per update, at its updates; per epoch, at the epoch
-      // in which they are reached.
-      const std::int64_t updates =
-          per_update ? per_epoch : detail::updates_per_epoch(*train_, loader);
-      const std::int64_t steps = per_update    ? budget
-                                 : updates > 0 ? (budget + updates - 1) / updates
-                                               : planned;
-      if (steps < planned) {
-        planned = steps;
-        why = "max_steps " + std::to_string(budget) +
-              (per_update ? "" : ", " + std::to_string(updates) + " updates an epoch");
-      }
-    }
-    if (planned > *limit)
-      throw std::invalid_argument("hookforge::Trainer: the scheduler ends after " +
-                                  std::to_string(*limit) + " steps, but the run steps it " +
-                                  std::to_string(planned) + " times (" + why +
-                                  "): give it total_steps " + std::to_string(planned) +
-                                  " (OneCycleLR: or epochs and steps_per_epoch)");
-  }
+  void check_scheduler_length(Loader& loader);
 
   /// Train until `options.epochs` epochs are complete (counting epochs of a loaded checkpoint),
   /// the stop condition holds, or a hook asks to stop. Loaders and criterion may be
@@ -292,7 +194,7 @@ class Trainer : private detail::trainer_actions {
     // the user's line; none when the constructor already reported the runner incomplete.
     using TL = std::remove_reference_t<TrainLoader>;
     using TC = std::remove_reference_t<TrainC>;
-    using VL = std::remove_reference_t<ValLoader>;
+    using VL = validation_loader_t<ValLoader>;  // each set's, for validation_sets
     using VC = std::remove_reference_t<ValC>;
     constexpr bool trains =
         !training_runner<TrainRunner> || runs_epoch_of<TrainRunner, Model, TL, TC>;
@@ -324,27 +226,9 @@ class Trainer : private detail::trainer_actions {
   template <class TrainLoader, class ValLoader, class TrainC, class ValC>
   fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion,
                      ValC& val_criterion) {
-    const std::int64_t planned = planned_epochs(train_loader);
-    planned_epochs_ = planned;
-    train_->set_total_epochs(planned);
-    if constexpr (validates) val_->set_total_epochs(planned);
-    if (options_.print_bindings) std::fputs(format_bindings().c_str(), stdout);
-    epoch_progress* progress = train_progress();
     const bool resuming = !resume_state_.empty();
-    if (resuming) resume_epoch(train_loader, progress);
+    epoch_progress* progress = start_fit(train_loader, val_loader, val_criterion);
     const bool per_update = schedules_per_update();
-    if ((per_update || options_.max_steps >= 0 || options_.val_interval_steps > 0) && !progress)
-      throw std::invalid_argument(std::string("hookforge::Trainer: ") +
-                                  (per_update                ? "a scheduler stepped per update"
-                                   : options_.max_steps >= 0 ? "max_steps"
-                                                             : "val_interval_steps") +
-                                  " needs a training runner with progress() (runner_base has it)");
-    check_scheduler_length(train_loader);
-    scheduled_updates_ = detail::updates_of(*train_);
-    // A checkpoint taken between batches was taken after that batch's validation, if any.
-    last_validated_update_ = scheduled_updates_;
-    ended_at_validation_ = false;
-    if (progress) watch_steps(*progress, per_update, val_loader, val_criterion);
     loader_state_ = detail::loader_state_function(train_loader);
     struct unwatch {
       Trainer& t;
@@ -367,18 +251,8 @@ class Trainer : private detail::trainer_actions {
       }
       const auto started = std::chrono::steady_clock::now();
       const std::int64_t epoch = completed_epochs_;
-      update_criterion_schedule(train_criterion, epoch);
-      if (!same_object(train_criterion, val_criterion))
-        update_criterion_schedule(val_criterion, epoch);
-      set_loader_epoch(train_loader, epoch);
-      set_loader_epoch(val_loader, epoch);
-      ctx = context();
-      ctx.epoch = epoch;
-      // A resumed epoch keeps the rates it started with (a warm-up changes them per batch).
-      if (!resumed_epoch) epoch_learning_rates_ = detail::learning_rates(optimizers_of(*train_));
-      resumed_epoch = false;
-      ctx.learning_rates = epoch_learning_rates_;
-      step_ctx_ = ctx;
+      ctx = begin_epoch(epoch, train_loader, val_loader, train_criterion, val_criterion,
+                        std::exchange(resumed_epoch, false));
       const std::int64_t epochs = options_.epochs;
       epoch_result trained;
       try {
@@ -411,32 +285,27 @@ class Trainer : private detail::trainer_actions {
     return result;
   }
 
+  /// Before fit()'s first epoch: the planned epochs shown to every runner, a resumed epoch's
+  /// position, what needs the training runner's progress() and the scheduler's length
+  /// checked, and the watch over the training steps. The training runner's epoch_progress
+  /// (null for a runner without one).
+  template <class TrainLoader, class ValLoader, class ValC>
+  epoch_progress* start_fit(TrainLoader& train_loader, ValLoader& val_loader, ValC& val_criterion);
+
+  /// Epoch `epoch`'s context once the criteria and loaders are told the epoch (set_epoch),
+  /// with the learning rates it starts with (`resumed`: those it started with before the
+  /// checkpoint, as a warm-up changes them per batch). Also the context of the steps.
+  template <class TrainLoader, class ValLoader, class TrainC, class ValC>
+  Ctx begin_epoch(std::int64_t epoch, TrainLoader& train_loader, ValLoader& val_loader,
+                  TrainC& train_criterion, ValC& val_criterion, bool resumed);
+
   /// Watches the training steps where something uses them: a hook at
   /// on_trainer_step_finished, a stop request to see between batches, a scheduler stepped
   /// per update, max_steps, which ends the epoch after the batch that spends it, or
   /// val_interval_steps, which validates between batches.
   template <class ValLoader, class ValC>
   void watch_steps(epoch_progress& progress, bool per_update, ValLoader& val_loader,
-                   ValC& val_criterion) {
-    const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
-    const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
-    const bool budget = options_.max_steps >= 0;
-    const bool step_validation = options_.val_interval_steps > 0;
-    if (!step_hooks && !step_stops && !per_update && !budget && !step_validation) return;
-    progress.on_step([this, &progress, &val_loader, &val_criterion, step_hooks, step_stops,
-                      per_update] {
-      // The budget spent, this batch ends the epoch: what follows is the epoch's end.
-      if (max_steps_reached()) return progress.end_epoch();
-      if (per_update) step_scheduler_per_update();  // before the hooks, which may save
-      if constexpr (validates)
-        if (step_validation_due() && validate_between_batches(progress, val_loader, val_criterion))
-          return progress.end_epoch();  // a stop was asked there: the epoch ends with this batch
-      bool stop = step_stops && options_.stop_token.stop_requested();
-      const bool agreed = step_stops && options_.agreement.stop;
-      if (agreed) stop = options_.agreement.stop(stop);
-      if (step_hooks || stop) step_finished(progress, stop, agreed);
-    });
-  }
+                   ValC& val_criterion);
 
   /// The validation runner's epoch ctx.epoch, its scores into ctx; whether it asks to stop.
   template <class ValLoader, class ValC>
@@ -486,12 +355,7 @@ class Trainer : private detail::trainer_actions {
   /// bar's "epoch 2/7", a timer's estimate): `epochs`, or fewer where max_steps ends the run
   /// first (counted from the loader's length; a loader that cannot tell it is not counted).
   template <class Loader>
-  std::int64_t planned_epochs(Loader& loader) const {
-    if (options_.max_steps < 0) return options_.epochs;
-    const std::int64_t updates = detail::updates_per_epoch(*train_, loader);
-    if (updates <= 0) return options_.epochs;
-    return std::min(options_.epochs, (options_.max_steps + updates - 1) / updates);
-  }
+  std::int64_t planned_epochs(Loader& loader) const;
 
   /// The updates max_steps allows are taken.
   bool max_steps_reached() const {
@@ -641,9 +505,6 @@ Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
 
 // The members defined out of the class, by what they do.
 #include "hookforge/torch/runners/trainer_mid_epoch.hpp"
+#include "hookforge/torch/runners/trainer_plan.hpp"
 #include "hookforge/torch/runners/trainer_validation.hpp"
 #include "hookforge/torch/runners/trainer_save_load.hpp"
-
-#if HOOKFORGE_HEADER_ONLY
-#include "hookforge/torch/runners/trainer-inl.hpp"
-#endif

@@ -1,8 +1,8 @@
 // hookforge/torch/runners/trainer_mid_epoch.hpp — the Trainer between two training batches:
-// on_trainer_step_finished and a stop there, the checkpoint section "epoch_in_progress"
-// (the epoch's batches, partial scores, loader position and learning rates; each rank's
-// after a stop the ranks agreed on), and the fit() that goes on from it. Definitions of
-// members trainer.hpp declares; include trainer.hpp.
+// the watch over the steps (watch_steps), on_trainer_step_finished and a stop there, the checkpoint
+// section "epoch_in_progress" (the epoch's batches, partial scores, loader position and learning
+// rates; each rank's after a stop the ranks agreed on), and the fit() that goes on from it.
+// Definitions of members trainer.hpp declares; include trainer.hpp.
 #pragma once
 
 #include <cstdint>
@@ -105,6 +105,33 @@ state_map Trainer<Model, TrainRunner, ValRunner, Hooks...>::progress_state() {
   nest_state(state, "loader", loader_state_());
   state["learning_rates"] = c10::List<double>(epoch_learning_rates_);
   return state;
+}
+
+template <class Model, class TrainRunner, class ValRunner, class... Hooks>
+template <class ValLoader, class ValC>
+void Trainer<Model, TrainRunner, ValRunner, Hooks...>::watch_steps(epoch_progress& progress,
+                                                                   bool per_update,
+                                                                   ValLoader& val_loader,
+                                                                   ValC& val_criterion) {
+  const bool step_hooks = hooks_.template binds<points::on_trainer_step_finished>();
+  const bool step_stops = options_.stop_mid_epoch && options_.stop_token.stop_possible();
+  const bool budget = options_.max_steps >= 0;
+  const bool step_validation = options_.val_interval_steps > 0;
+  if (!step_hooks && !step_stops && !per_update && !budget && !step_validation) return;
+  // The loader and criterion by a default capture: a trainer without validation uses neither
+  // (an explicit capture would be an unused one, a warning under Clang).
+  progress.on_step([&, this, step_hooks, step_stops, per_update] {
+    // The budget spent, this batch ends the epoch: what follows is the epoch's end.
+    if (max_steps_reached()) return progress.end_epoch();
+    if (per_update) step_scheduler_per_update();  // before the hooks, which may save
+    if constexpr (validates)
+      if (step_validation_due() && validate_between_batches(progress, val_loader, val_criterion))
+        return progress.end_epoch();  // a stop was asked there: the epoch ends with this batch
+    bool stop = step_stops && options_.stop_token.stop_requested();
+    const bool agreed = step_stops && options_.agreement.stop;
+    if (agreed) stop = options_.agreement.stop(stop);
+    if (step_hooks || stop) step_finished(progress, stop, agreed);
+  });
 }
 
 }  // namespace hookforge

@@ -1,7 +1,7 @@
-// hookforge/torch/runners/trainer-inl.hpp — the Trainer's bookkeeping that depends on
-// none of its template arguments (the context, learning rates, the scheduler's step, the
-// stop condition, the epoch's record): included by trainer.hpp header-only, compiled into
-// hookforge::torch_compiled otherwise (core/build_mode.hpp).
+// hookforge/torch/runners/trainer_bookkeeping-inl.hpp — the Trainer's bookkeeping that depends
+// on none of its template arguments (the context, learning rates, the scheduler's step, the
+// stop condition, the epoch's record): included by trainer_bookkeeping.hpp header-only,
+// compiled into hookforge::torch_compiled otherwise (core/build_mode.hpp).
 #pragma once
 
 #include <chrono>
@@ -10,12 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/optim/lr_scheduler.hpp"
 #include "hookforge/torch/optim/stop_condition.hpp"
-#include "hookforge/torch/runners/epoch.hpp"
-#include "hookforge/torch/runners/trainer.hpp"
-#include "hookforge/torch/runners/trainer_types.hpp"
+#include "hookforge/torch/runners/trainer_bookkeeping.hpp"  // and what it declares with
 
 namespace hookforge {
 
@@ -65,11 +62,15 @@ HOOKFORGE_INLINE void step_scheduler(const trainer_options& options, const Train
     options.scheduler->step(monitored_score(options, ctx.val_scores));
 }
 
-HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
-                                 bool runner_stop, bool max_steps_reached) {
+HOOKFORGE_INLINE void ask_stop_condition(const trainer_options& options, TrainerContext& ctx) {
   if (ctx.validated && options.stop &&
       options.stop->should_stop(monitored_score(options, ctx.val_scores)))
     ctx.request_stop("stop condition");
+}
+
+HOOKFORGE_INLINE void check_stop(const trainer_options& options, TrainerContext& ctx,
+                                 bool runner_stop, bool max_steps_reached) {
+  ask_stop_condition(options, ctx);
   if (runner_stop && ctx.stop_reason.empty()) ctx.request_stop("requested by a runner hook");
   if (options.stop_token.stop_requested() && ctx.stop_reason.empty())
     ctx.request_stop("stop requested");
