@@ -50,6 +50,7 @@
 #include "hookforge/hooks/detail/image_pixels.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/io/atomic_file.hpp"
+#include "hookforge/torch/runners/context_concepts.hpp"
 
 namespace hookforge {
 
@@ -109,8 +110,8 @@ class BatchImageSaver {
     const auto batch = static_cast<std::int64_t>(ctx.batch_idx);
     if (!selected(batch)) return;
     auto dir = options_.out_dir / std::to_string(static_cast<std::int64_t>(ctx.epoch));
-    if constexpr (requires { std::string_view(ctx.dataset); })  // several validation sets
-      if (!std::string_view(ctx.dataset).empty()) dir /= std::string(ctx.dataset);
+    if (const std::string_view set = validation_set_of(ctx); !set.empty())
+      dir /= set;  // several sets
     std::filesystem::create_directories(dir);
     for (const auto& field : options_.fields) {
       const auto pixels = detail::hooks::host_pixels("BatchImageSaver", field, ctx.entry.at(field),

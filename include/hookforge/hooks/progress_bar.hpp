@@ -202,9 +202,8 @@ class ProgressBar {
   /// "epoch 3/10", after the validation set's name when there are several ("set5 epoch 3/10").
   template <class C>
   static std::string epoch_text(const C& ctx) {
-    std::string set;
-    if constexpr (requires { std::string_view(ctx.dataset); })
-      if (!std::string_view(ctx.dataset).empty()) set = std::string(ctx.dataset) + " ";
+    const std::string_view dataset = validation_set_of(ctx);
+    const std::string set = dataset.empty() ? "" : std::string(dataset) + " ";
     return ctx.total_epochs > 0 ? fmt::format("{}epoch {}/{}", set, ctx.epoch + 1, ctx.total_epochs)
                                 : fmt::format("{}epoch {}", set, ctx.epoch + 1);
   }

@@ -244,9 +244,8 @@ class TensorBoardLogger {
   template <class C>
   void collect_images(C& ctx) {
     saw_evaluation_ = true;
-    std::string prefix = "val/";  // with several validation sets, "val/<set>/"
-    if constexpr (requires { std::string_view(ctx.dataset); })
-      if (!std::string_view(ctx.dataset).empty()) prefix += std::string(ctx.dataset) + "/";
+    const std::string_view set = validation_set_of(ctx);  // several validation sets: "val/<set>/"
+    const std::string prefix = set.empty() ? "val/" : "val/" + std::string(set) + "/";
     if (ctx.batch_idx == 0) {  // a validation's images replace the last one's of its set
       std::erase_if(pending_images_, [&](const image& i) { return i.tag.starts_with(prefix); });
       shown_ = 0;

@@ -86,7 +86,6 @@ inline void reach(const config::document& doc, const config::value& v, std::set<
   }
 }
 
-/// The keys a phase's components reach from the trainer's `params` (see the top).
 /// The value at `path` ("val_loaders.set5": key by key, following ${ref:...}) under `v`.
 inline std::optional<config::value> find_path(const config::document& doc, const config::value& v,
                                               std::string_view path) {
@@ -99,6 +98,7 @@ inline std::optional<config::value> find_path(const config::document& doc, const
   return at;
 }
 
+/// The keys a phase's components reach from the trainer's `params` (see the top).
 inline std::set<std::string> phase_keys(const config::document& doc, const config::value& params,
                                         const std::vector<std::string_view>& roots) {
   std::set<std::string> keys, paths;

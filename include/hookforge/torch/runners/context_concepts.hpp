@@ -200,4 +200,15 @@ std::string context_position(const C& ctx) {
     return "this step";
 }
 
+/// The validation set a context's epoch runs over (epoch_counters::dataset, set when the
+/// Trainer validates several), or "" for one set or a context without the field: what a hook
+/// that names its output by the set (a bar's label, an image's tag or folder) reads.
+template <class C>
+std::string_view validation_set_of(const C& ctx) {
+  if constexpr (requires { std::string_view(ctx.dataset); })
+    return std::string_view(ctx.dataset);
+  else
+    return {};
+}
+
 }  // namespace hookforge
