@@ -16,6 +16,7 @@ run=(
   nlohmann-json3-dev    # the JSON header of safetensors files (hookforge/torch/weights/)
   libssl-dev            # OpenSSL's libcrypto: the SHA-256 of CheckpointSaver's published checkpoints
   libpng-dev            # BatchImageSaver writes PNG files; ImageFolder reads them
+  libcurl4-openssl-dev  # MLflowLogger talks to a tracking server with libcurl (HTTP, HTTPS)
   libturbojpeg0-dev     # ImageFolder reads JPEG files with libjpeg-turbo
   libjpeg62-turbo-dev   # its libjpeg.a, which libturbojpeg0-dev's CMake config names (or find_package fails)
   libyaml-cpp-dev       # the config layer reads YAML with yaml-cpp

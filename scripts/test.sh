@@ -4,6 +4,7 @@
 # Stages (each one's time is printed at the end):
 #   deps      Debian's packages (scripts/deps.sh), the pinned LibTorch 2.x (scripts/torch.sh) and
 #             the pinned TensorBoard whose reader checks TensorBoardLogger (scripts/tensorboard.sh),
+#             the pinned MLflow whose server and client check MLflowLogger (scripts/mlflow.sh),
 #             and the peers the parity tests run (Lightning, torchmetrics...: scripts/peers.sh)
 #   torch2    GCC against LibTorch 2.11 (the pip wheel, a CUDA build), in <build-dir>-torch2:
 #             everything, every test but the header self-containment tests (label `headers`,
@@ -12,7 +13,7 @@
 #   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything but the
 #             examples, which torch2 builds and runs (their code is plain LibTorch and the API
 #             the tests cover on 1.13 too), with the weights interop tests (their Python side in
-#             the 2.x venv) and every
+#             the 2.x venv), the MLflow server test, and every
 #             test but those whose verdict does not depend on LibTorch's version, which ran
 #             in torch2 or clang: the header self-containment tests (label `headers`:
 #             hookforge's headers, not LibTorch's), the callgrind dispatch check (`callgrind`, torch-free),
@@ -50,6 +51,7 @@ deps() {
   bash scripts/deps.sh run test
   torch2_prefix=$(bash scripts/torch.sh)
   tensorboard_python=$(bash scripts/tensorboard.sh)
+  mlflow_python=$(bash scripts/mlflow.sh)
   peers_python=$(bash scripts/peers.sh)
 }
 
@@ -70,7 +72,8 @@ torch2() {
 }
 torch1() {
   configure_build_test "$build" "-LE ^(headers|callgrind|format|libtorch-independent)$" -DCMAKE_PREFIX_PATH= \
-                       -DHOOKFORGE_INTEROP_PYTHON="$peers_python" -DHOOKFORGE_BUILD_EXAMPLES=OFF
+                       -DHOOKFORGE_INTEROP_PYTHON="$peers_python" -DHOOKFORGE_MLFLOW_PYTHON="$mlflow_python" \
+                       -DHOOKFORGE_BUILD_EXAMPLES=OFF
 }
 
 clang() {

@@ -20,6 +20,7 @@
 #include "hookforge/hooks/loss_logger.hpp"
 #include "hookforge/hooks/lr_warmup.hpp"
 #include "hookforge/hooks/metrics_plot.hpp"
+#include "hookforge/hooks/mlflow_logger.hpp"
 #include "hookforge/hooks/model_summary.hpp"
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/r1_gradient_penalty.hpp"

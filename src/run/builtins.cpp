@@ -4,6 +4,8 @@
 // components.cpp, the schedulers and stop conditions in schedulers.cpp. link_builtins() is
 // called by hookforge::run::main so that this object file, and with it the registrations, is
 // linked from the static library.
+#include <map>
+
 #include "hookforge/hooks.hpp"
 #include "hookforge/images/image_folder.hpp"
 #include "hookforge/run/dataset.hpp"
@@ -406,6 +408,36 @@ HOOKFORGE_REGISTER(
         .naming(run::validation_batch_field),
     cfg::arg<std::pair<double, double>>("value_range", std::pair<double, double>{0.0, 1.0}),
     cfg::arg<bool>("config", true));
+HOOKFORGE_REGISTER(
+    logger_hook, MLflowLogger,
+    cfg::factory([](std::string tracking_uri, std::string experiment, std::string run_name,
+                    std::int64_t interval, bool params, bool config, bool log_checkpoint,
+                    std::map<std::string, std::string> tags, std::int64_t queue_capacity,
+                    double finish_timeout_seconds, bool strict) {
+      if (queue_capacity <= 0)
+        throw std::invalid_argument(
+            fmt::format("MLflowLogger: queue_capacity must be > 0, got {}", queue_capacity));
+      const auto& s = run::settings();
+      return MLflowLogger(
+          mlflow_logger_options{.tracking_uri = std::move(tracking_uri),
+                                .experiment = std::move(experiment),
+                                .run_name = std::move(run_name),
+                                .interval = interval,
+                                .params = params ? s.config_params : decltype(s.config_params){},
+                                .tags = {tags.begin(), tags.end()},
+                                .config_text = config ? s.config_text : std::string(),
+                                .log_checkpoint = log_checkpoint,
+                                .queue_capacity = static_cast<std::size_t>(queue_capacity),
+                                .finish_timeout_seconds = finish_timeout_seconds,
+                                .strict = strict || s.strict});
+    }),
+    cfg::arg<std::string>("tracking_uri", ""), cfg::arg<std::string>("experiment", ""),
+    cfg::arg<std::string>("run_name", ""), cfg::arg<std::int64_t>("interval", 0),
+    cfg::arg<bool>("params", true), cfg::arg<bool>("config", true),
+    cfg::arg<bool>("log_checkpoint", false),
+    cfg::arg<std::map<std::string, std::string>>("tags", {}),
+    cfg::arg<std::int64_t>("queue_capacity", 100000),
+    cfg::arg<double>("finish_timeout_seconds", 30.0), cfg::arg<bool>("strict", false));
 HOOKFORGE_REGISTER(training_hook, LRWarmup,
                    cfg::options<lr_warmup_options>(
                        cfg::field("warmup_iters", &lr_warmup_options::warmup_iters, cfg::required),
@@ -458,6 +490,7 @@ HOOKFORGE_RANK_ZERO_ONLY(CheckpointSaver);
 HOOKFORGE_RANK_ZERO_ONLY(HookProfiler);
 HOOKFORGE_RANK_ZERO_ONLY(LossLogger);
 HOOKFORGE_RANK_ZERO_ONLY(MetricsPlot);
+HOOKFORGE_RANK_ZERO_ONLY(MLflowLogger);
 HOOKFORGE_RANK_ZERO_ONLY(ModelSummary);
 HOOKFORGE_RANK_ZERO_ONLY(ProgressBar);
 HOOKFORGE_RANK_ZERO_ONLY(TensorBoardLogger);

@@ -73,6 +73,26 @@ std::string config_as_run(const std::optional<std::string>& file,
   return text;
 }
 
+namespace {
+void flatten(const YAML::Node& node, const std::string& key,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  auto child = [&](const std::string& name) { return key.empty() ? name : key + "." + name; };
+  if (node.IsMap()) {
+    for (const auto& item : node) flatten(item.second, child(item.first.Scalar()), out);
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) flatten(node[i], child(std::to_string(i)), out);
+  } else if (!key.empty()) {
+    out.emplace_back(key, node.IsScalar() ? node.Scalar() : std::string());
+  }
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> config_params(const YAML::Node& root) {
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten(root, "", out);
+  return out;
+}
+
 }  // namespace detail
 
 }  // namespace hookforge::run

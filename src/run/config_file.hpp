@@ -7,7 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <yaml-cpp/yaml.h>
 
 #include "command_line.hpp"
 #include "work_dir.hpp"
@@ -38,5 +41,9 @@ placed_config load_config(const command_line& cli, start_mode mode);
 /// then a comment line per --set: what TensorBoardLogger shows.
 std::string config_as_run(const std::optional<std::string>& file,
                           const std::vector<std::string>& sets);
+
+/// The config's values as dotted keys and their text, in document order (a sequence's items
+/// by index: hooks.0._target), --set applied: what MLflowLogger logs as the run's params.
+std::vector<std::pair<std::string, std::string>> config_params(const YAML::Node& root);
 
 }  // namespace hookforge::run::detail

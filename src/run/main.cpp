@@ -93,6 +93,8 @@ std::optional<int> build_run(const command_line& cli, start_mode mode,
     auto [doc, work_dir, default_base] = detail::load_config(cli, mode);
     run.default_base = std::move(default_base);
     settings().config_text = detail::config_as_run(cli.config, cli.sets);
+    settings().config_params = detail::config_params(doc.root().node());
+    settings().strict = cli.strict;
     run.builder = std::make_unique<cfg::builder>(
         std::move(doc), cfg::build_options{.strict = cli.strict,
                                            .rank = ranks.rank,

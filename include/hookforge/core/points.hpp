@@ -3,7 +3,7 @@
 // Which component fires which point:
 //   Trainer                 on_training_began, on_trainer_step_finished,
 //                           on_trainer_validation_finished, on_trainer_epoch_finished,
-//                           on_training_finished,
+//                           on_training_finished, on_training_failed,
 //                           on_before_save_checkpoint, on_after_save_checkpoint,
 //                           on_after_load_checkpoint
 //   TrainingEpochRunner     on_epoch_start, on_pre_step, on_post_forward, on_post_backward,
@@ -25,6 +25,7 @@ HOOKFORGE_POINT(on_trainer_step_finished);
 HOOKFORGE_POINT(on_trainer_validation_finished);
 HOOKFORGE_POINT(on_trainer_epoch_finished);
 HOOKFORGE_POINT(on_training_finished);
+HOOKFORGE_POINT(on_training_failed);  // an exception ends fit(): TrainerContext::error says which
 HOOKFORGE_POINT(on_before_save_checkpoint);
 HOOKFORGE_POINT(on_after_save_checkpoint);
 HOOKFORGE_POINT(on_after_load_checkpoint);

@@ -11,7 +11,8 @@
 // leaves it out), and hands each component its share as a hook_set of references
 // (MMEngine's default_hooks: timer, logger, checkpoint; Lightning's model summary). With
 // `.tensorboard` set it also writes TensorBoard event files (a TensorBoardLogger; without it, that
-// hook is attached switched off: it writes nothing). The object must outlive the components it was
+// hook is attached switched off: it writes nothing); with `.mlflow` set, an MLflowLogger
+// too (the same way). The object must outlive the components it was
 // given to; it is neither copied nor moved, so the references stay valid.
 #pragma once
 
@@ -23,6 +24,7 @@
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/hooks/iter_timer.hpp"
 #include "hookforge/hooks/loss_logger.hpp"
+#include "hookforge/hooks/mlflow_logger.hpp"
 #include "hookforge/hooks/model_summary.hpp"
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/tensorboard_logger.hpp"
@@ -35,6 +37,8 @@ struct default_hooks_options {
   checkpoint_saver_options checkpoint = {};
   /// Set: TensorBoard event files too (`.tensorboard = {}` for the defaults).
   std::optional<tensorboard_logger_options> tensorboard = {};
+  /// Set: the run in an MLflow tracking server too (`.mlflow = {}`: $MLFLOW_TRACKING_URI).
+  std::optional<mlflow_logger_options> mlflow = {};
   /// Set (the default): the model summary as training begins; std::nullopt: none.
   std::optional<model_summary_options> summary = model_summary_options{};
 };
@@ -46,8 +50,10 @@ class default_hooks {
         logger(std::move(options.logger)),
         checkpoint(std::move(options.checkpoint)),
         tensorboard(options.tensorboard.value_or(tensorboard_logger_options{})),
+        mlflow(options.mlflow ? MLflowLogger(*options.mlflow) : MLflowLogger::switched_off()),
         summary(options.summary.value_or(model_summary_options{})),
         tensorboard_on_(options.tensorboard.has_value()),
+        mlflow_on_(options.mlflow.has_value()),
         summary_on_(options.summary.has_value()) {}
   default_hooks(const default_hooks&) = delete;
   default_hooks& operator=(const default_hooks&) = delete;
@@ -57,17 +63,21 @@ class default_hooks {
   LossLogger logger;
   CheckpointSaver checkpoint;
   TensorBoardLogger tensorboard;
+  MLflowLogger mlflow;
   ModelSummary summary;
 
   /// The TensorBoardLogger, switched on by the options' `tensorboard`.
   auto board() { return enabled_if(ref(tensorboard), tensorboard_on_); }
+  /// The MLflowLogger, switched on by the options' `mlflow`.
+  auto tracker() { return enabled_if(ref(mlflow), mlflow_on_); }
   /// For a training runner: timer, progress bar, and the loggers' per-step rows.
-  auto training() { return hook_set(ref(timer), ref(progress), ref(logger), board()); }
+  auto training() { return hook_set(ref(timer), ref(progress), ref(logger), board(), tracker()); }
   /// For a validation or inference runner: timer, progress bar, and TensorBoard's images.
   auto validation() { return hook_set(ref(timer), ref(progress), board()); }
   /// For the Trainer: the model summary, the loggers' epoch rows and the checkpoints.
   auto trainer() {
-    return hook_set(enabled_if(ref(summary), summary_on_), ref(logger), board(), ref(checkpoint));
+    return hook_set(enabled_if(ref(summary), summary_on_), ref(logger), board(), tracker(),
+                    ref(checkpoint));
   }
 
  private:
@@ -77,6 +87,7 @@ class default_hooks {
   }
 
   bool tensorboard_on_;
+  bool mlflow_on_;
   bool summary_on_;
 };
 

@@ -136,10 +136,10 @@ class LossLogger {
   /// (the first it lacks; "" for none). The Trainer's rows take TrainerContext itself.
   template <class C>
   static consteval std::string_view context_lacks() {
-    if constexpr (std::is_same_v<C, TrainerContext>) return "";
-    if (auto lacks = epoch_counters_lacks<C>(); !lacks.empty()) return lacks;
-    if constexpr (!requires(C& c) { torch::Tensor(c.loss); }) return "loss (a tensor)";
-    return "";
+    if constexpr (std::is_same_v<C, TrainerContext>)
+      return "";
+    else
+      return step_row_lacks<C>();
   }
 
   template <context_for<LossLogger> C>
@@ -152,12 +152,7 @@ class LossLogger {
                                  {"batch", static_cast<double>(ctx.batch_idx + 1), true},
                                  {"step", static_cast<double>(ctx.global_step + 1), true},
                                  {"loss", host_read(ctx.loss)}};
-    std::vector<double> lrs;
-    if constexpr (requires { ctx.optimizer->param_groups(); })
-      if (ctx.optimizer)
-        for (const auto& group : ctx.optimizer->param_groups())
-          lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
-    detail::logger::add_learning_rates(r, lrs);
+    detail::logger::add_learning_rates(r, step_learning_rates(ctx));
     write(steps_, r, ctx.epoch, ctx.global_step);
   }
 

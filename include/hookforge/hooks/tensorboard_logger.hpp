@@ -233,12 +233,7 @@ class TensorBoardLogger {
     open(ctx.global_step);
     const auto step = ctx.global_step + 1;
     scalar(step, "step/loss", host_read(ctx.loss));
-    std::vector<double> lrs;
-    if constexpr (requires { ctx.optimizer->param_groups(); })
-      if (ctx.optimizer)
-        for (const auto& group : ctx.optimizer->param_groups())
-          lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
-    learning_rates(step, "step/lr", lrs);
+    learning_rates(step, "step/lr", step_learning_rates(ctx));
   }
 
   template <class C>

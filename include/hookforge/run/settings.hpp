@@ -18,6 +18,7 @@
 #include <stop_token>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -42,6 +43,12 @@ struct run_settings {
   /// The config as run (hookforge-run: its text, then a line per --set), for hooks that
   /// record it (TensorBoardLogger's Text tab).
   std::string config_text = {};
+  /// The config's values as dotted keys (hooks.0._target) and their text, --set applied, for
+  /// hooks that record them (MLflowLogger's params).
+  std::vector<std::pair<std::string, std::string>> config_params = {};
+  /// hookforge-run --strict: a hook that would warn about what it finds at the start fails
+  /// the run instead (MLflowLogger: a server that does not answer).
+  bool strict = false;
 };
 
 /// The settings of the run being built (one per process).

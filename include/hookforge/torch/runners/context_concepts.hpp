@@ -190,6 +190,27 @@ bool scaler_enabled(const C& ctx) {
   }
 }
 
+/// What a logger's step rows read from a runner's context (LossLogger's, MLflowLogger's): the
+/// epoch counters and the step's `loss` tensor; the first it lacks, "" for none.
+template <class C>
+consteval std::string_view step_row_lacks() {
+  if (auto lacks = epoch_counters_lacks<C>(); !lacks.empty()) return lacks;
+  if constexpr (!requires(C& c) { torch::Tensor(c.loss); }) return "loss (a tensor)";
+  return "";
+}
+
+/// The learning rate of each parameter group of the context's `optimizer`, as a step row
+/// gives them (none for a context without one).
+template <class C>
+std::vector<double> step_learning_rates(const C& ctx) {
+  std::vector<double> lrs;
+  if constexpr (requires { ctx.optimizer->param_groups(); })
+    if (ctx.optimizer)
+      for (const auto& group : ctx.optimizer->param_groups())
+        lrs.push_back(group.has_options() ? group.options().get_lr() : 0.0);
+  return lrs;
+}
+
 /// "epoch 2, batch 7 (0-based; global step 41)": where a message comes from.
 template <class C>
 std::string context_position(const C& ctx) {

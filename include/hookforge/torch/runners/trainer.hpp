@@ -223,9 +223,35 @@ class Trainer : private detail::trainer_actions {
   }
 
  private:
+  /// The epochs; an exception out of them fires on_training_failed (ctx.error: its what())
+  /// before it goes on to fit()'s caller. A hook failing there is said, not thrown.
   template <class TrainLoader, class ValLoader, class TrainC, class ValC>
   fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion,
                      ValC& val_criterion) {
+    try {
+      return run_epochs(train_loader, val_loader, train_criterion, val_criterion);
+    } catch (const std::exception& e) {
+      training_failed(e.what());
+      throw;
+    } catch (...) {
+      training_failed("an exception that is not a std::exception");
+      throw;
+    }
+  }
+
+  void training_failed(std::string error) {
+    Ctx ctx = context();
+    ctx.error = std::move(error);
+    try {
+      hooks_.template fire<points::on_training_failed>(ctx);
+    } catch (const std::exception& e) {
+      warn(std::string("a hook at on_training_failed failed too: ") + e.what());
+    }
+  }
+
+  template <class TrainLoader, class ValLoader, class TrainC, class ValC>
+  fit_result run_epochs(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion,
+                        ValC& val_criterion) {
     const bool resuming = !resume_state_.empty();
     epoch_progress* progress = start_fit(train_loader, val_loader, val_criterion);
     const bool per_update = schedules_per_update();
@@ -279,6 +305,7 @@ class Trainer : private detail::trainer_actions {
     }
     ctx.completed_epochs = completed_epochs_;
     ctx.global_step = global_step();
+    ctx.stop_reason = result.stop_reason;
     hooks_.template fire<points::on_training_finished>(ctx);
     result.completed_epochs = completed_epochs_;
     result.global_step = global_step();

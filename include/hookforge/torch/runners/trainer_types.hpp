@@ -77,7 +77,10 @@ struct TrainerContext {
                                    ///< saves a checkpoint there (trainer_options::stop_mid_epoch);
                                    ///< at on_trainer_validation_finished: the epoch ends after
                                    ///< this batch, and the run with it
-  std::string stop_reason;         ///< why (the stop condition's, or a hook's reason)
+  std::string stop_reason;         ///< why (the stop condition's, or a hook's reason); at
+                                   ///< on_training_finished, why the run ended ("epochs",
+                                   ///< "max_steps", "stop requested" for a signal, ...)
+  std::string error;  ///< at on_training_failed: the exception's what() (the run then rethrows)
   /// At on_before_save_checkpoint: extra entries hooks add to the checkpoint;
   /// at on_after_load_checkpoint: the entries read back.
   state_map* checkpoint_extra = nullptr;
@@ -104,8 +107,9 @@ struct TrainerContext {
 using trainer_points =
     point_list<points::on_training_began, points::on_trainer_step_finished,
                points::on_trainer_validation_finished, points::on_trainer_epoch_finished,
-               points::on_training_finished, points::on_before_save_checkpoint,
-               points::on_after_save_checkpoint, points::on_after_load_checkpoint>;
+               points::on_training_finished, points::on_training_failed,
+               points::on_before_save_checkpoint, points::on_after_save_checkpoint,
+               points::on_after_load_checkpoint>;
 
 /// Pass as the validation runner to train without validation.
 struct no_validation {};
