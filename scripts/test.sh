@@ -3,7 +3,8 @@
 #
 # Stages (each one's time is printed at the end):
 #   deps      Debian's packages (scripts/deps.sh), the pinned LibTorch 2.x (scripts/torch.sh) and
-#             the pinned TensorBoard whose reader checks TensorBoardLogger (scripts/tensorboard.sh),
+#             the pinned TensorBoard whose reader checks TensorBoardLogger, with the profiler
+#             plugin whose loader checks ProfilerHook (scripts/tensorboard.sh),
 #             the pinned MLflow whose server and client check MLflowLogger (scripts/mlflow.sh),
 #             and the peers the parity tests run (Lightning, torchmetrics...: scripts/peers.sh)
 #   torch2    GCC against LibTorch 2.11 (the pip wheel, a CUDA build), in <build-dir>-torch2:

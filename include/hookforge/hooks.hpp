@@ -22,6 +22,7 @@
 #include "hookforge/hooks/metrics_plot.hpp"
 #include "hookforge/hooks/mlflow_logger.hpp"
 #include "hookforge/hooks/model_summary.hpp"
+#include "hookforge/hooks/profiler_hook.hpp"
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/r1_gradient_penalty.hpp"
 #include "hookforge/hooks/step_ratio.hpp"

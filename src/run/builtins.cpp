@@ -457,6 +457,32 @@ HOOKFORGE_REGISTER(trainer_hook, MetricsPlot,
                                   "the name of a program, looked up in PATH (a config names "
                                   "no file to run: put the program in PATH)"),
                        cfg::field("timeout_seconds", &metrics_plot_options::timeout_seconds)));
+HOOKFORGE_REGISTER(
+    logger_hook, ProfilerHook,
+    cfg::factory([](std::int64_t wait, std::int64_t warmup, std::int64_t active,
+                    std::int64_t repeat, std::int64_t skip_first, bool record_shapes,
+                    bool profile_memory, bool with_stack, std::filesystem::path out_dir,
+                    std::string worker_name, std::int64_t row_limit) {
+      // The run's directory, also where the hook is attached to the runners alone.
+      if (out_dir.empty()) out_dir = run::settings().work_dir / "profiler";
+      return ProfilerHook(profiler_hook_options{.wait = wait,
+                                                .warmup = warmup,
+                                                .active = active,
+                                                .repeat = repeat,
+                                                .skip_first = skip_first,
+                                                .record_shapes = record_shapes,
+                                                .profile_memory = profile_memory,
+                                                .with_stack = with_stack,
+                                                .out_dir = std::move(out_dir),
+                                                .worker_name = std::move(worker_name),
+                                                .row_limit = row_limit});
+    }),
+    cfg::arg<std::int64_t>("wait", 1), cfg::arg<std::int64_t>("warmup", 1),
+    cfg::arg<std::int64_t>("active", 3), cfg::arg<std::int64_t>("repeat", 1),
+    cfg::arg<std::int64_t>("skip_first", 0), cfg::arg<bool>("record_shapes", false),
+    cfg::arg<bool>("profile_memory", false), cfg::arg<bool>("with_stack", false),
+    cfg::arg<std::filesystem::path>("out_dir", {}).output_path(),
+    cfg::arg<std::string>("worker_name", ""), cfg::arg<std::int64_t>("row_limit", 10));
 HOOKFORGE_REGISTER(runner_hook, ProgressBar,
                    cfg::factory([](std::int64_t refresh, bool force_terminal, int width,
                                    std::string train_label, std::string eval_label) {

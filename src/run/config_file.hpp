@@ -44,6 +44,7 @@ std::string config_as_run(const std::optional<std::string>& file,
 
 /// The config's values as dotted keys and their text, in document order (a sequence's items
 /// by index: hooks.0._target), --set applied: what MLflowLogger logs as the run's params.
+/// `root` must have been validated (config::document::validate: bounded depth and nodes).
 std::vector<std::pair<std::string, std::string>> config_params(const YAML::Node& root);
 
 }  // namespace hookforge::run::detail

@@ -93,7 +93,6 @@ std::optional<int> build_run(const command_line& cli, start_mode mode,
     auto [doc, work_dir, default_base] = detail::load_config(cli, mode);
     run.default_base = std::move(default_base);
     settings().config_text = detail::config_as_run(cli.config, cli.sets);
-    settings().config_params = detail::config_params(doc.root().node());
     settings().strict = cli.strict;
     run.builder = std::make_unique<cfg::builder>(
         std::move(doc), cfg::build_options{.strict = cli.strict,
@@ -102,6 +101,9 @@ std::optional<int> build_run(const command_line& cli, start_mode mode,
                                            .paths_outside_output = cli.paths_outside_output,
                                            .unregistered_note = std::string(unregistered_note)});
     auto& b = *run.builder;
+    // Once the builder has validated the document: its depth and node count are bounded (an
+    // alias of itself would not end).
+    settings().config_params = detail::config_params(b.doc().root().node());
     detail::apply_system(b, cli_device, ranks);
     run.distributed = read_distributed(b);
     if (ranks.world_size > 1) detail::set_up_data_parallel(run.distributed);

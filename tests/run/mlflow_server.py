@@ -16,18 +16,29 @@ The test starts `mlflow server` (SQLite store, --serve-artifacts) on a free loop
    trains on, says the server went away and came back, and the server ends with every metric.
 5. The server down from the start, with a queue of 5: a warning, training goes on, the
    dropped metrics counted and said; with --strict the run fails before training.
+6. HTTPS and credentials: a TLS proxy of the test's own in front of the server (a certificate
+   made with openssl, its CA given by MLFLOW_TRACKING_SERVER_CERT_PATH) lets through only
+   requests carrying the bearer token (MLFLOW_TRACKING_TOKEN) or the basic-auth user and
+   password (MLFLOW_TRACKING_USERNAME, MLFLOW_TRACKING_PASSWORD): both runs arrive, over one
+   connection each; a wrong token and an unknown CA are warnings, and the run trains on.
 """
+import base64
 import csv
+import http.server
 import json
 import math
 import os
 import re
+import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.error
 import urllib.request
 
 from mlflow.tracking import MlflowClient
@@ -74,6 +85,56 @@ class Server:
             os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=30)
         self.process = None
+
+
+class AuthProxy:
+    """HTTPS in front of `upstream`, for requests whose Authorization header is one of
+    `accepted`; others get MLflow's 401. Counts the TCP connections it served."""
+
+    def __init__(self, root, upstream, accepted):
+        cert, key = os.path.join(root, "cert.pem"), os.path.join(root, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                        "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"],
+                       check=True, capture_output=True)
+        self.cert, self.connections, self.refused = cert, set(), 0
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the logger asks
+
+            def log_message(self, *args):
+                pass
+
+            def forward(self):
+                proxy.connections.add(self.client_address)
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.headers.get("Authorization") not in accepted:
+                    proxy.refused += 1
+                    status, data = 401, b'{"error_code": "UNAUTHENTICATED", "message": "no"}'
+                else:
+                    request = urllib.request.Request(upstream + self.path, data=body or None,
+                                                     method=self.command)
+                    request.add_header("Content-Type", self.headers.get("Content-Type", ""))
+                    try:
+                        with urllib.request.urlopen(request, timeout=30) as answer:
+                            status, data = answer.status, answer.read()
+                    except urllib.error.HTTPError as e:
+                        status, data = e.code, e.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = forward
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.uri = f"https://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 def run(binary, args, expect=0, env=None):
@@ -320,6 +381,46 @@ def main():
                                            down[3:]).stderr.splitlines()
                       if "MLflowLogger" in line) +
           f"\n  --strict: exit {p.returncode}")
+
+    # 6. HTTPS, a bearer token and basic auth, through a proxy that checks them.
+    server.start()
+    token = "Bearer hookforge-token"
+    basic = "Basic " + base64.b64encode(b"ada:lovelace").decode()
+    proxy = AuthProxy(work, server.uri, {token, basic})
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
+    base_env.update(MLFLOW_TRACKING_URI=proxy.uri, MLFLOW_TRACKING_SERVER_CERT_PATH=proxy.cert)
+    one_epoch = ["--set", "trainer.params.epochs=1",
+                 "--set", "hooks.mlflow.params.finish_timeout_seconds=2"]
+    for name, extra in (("token", {"MLFLOW_TRACKING_TOKEN": "hookforge-token"}),
+                        ("basic", {"MLFLOW_TRACKING_USERNAME": "ada",
+                                   "MLFLOW_TRACKING_PASSWORD": "lovelace"})):
+        proxy.connections.clear()
+        p = run(binary, [config, "--output", os.path.join(work, "https-" + name),
+                         "--set", "hooks.mlflow.params.experiment=https-" + name] + one_epoch,
+                env=dict(base_env, **extra))
+        r = only_run(client, "https-" + name)
+        if r.info.status != "FINISHED" or "val/psnr" not in r.data.metrics or "MLflowLogger" in p.stderr:
+            fail(f"https with {name}: status {r.info.status}, metrics {sorted(r.data.metrics)}\n"
+                 f"{p.stderr}")
+        if len(proxy.connections) != 1:
+            fail(f"https with {name}: {len(proxy.connections)} connections, expected one kept alive")
+    if proxy.refused:
+        fail(f"the proxy refused {proxy.refused} requests with the right credentials")
+    p = run(binary, [config, "--output", os.path.join(work, "https-wrong")] + one_epoch,
+            env=dict(base_env, MLFLOW_TRACKING_TOKEN="wrong"))
+    if "HTTP 401" not in p.stderr or "training goes on without MLflow" not in p.stderr:
+        fail(f"a wrong token: the run did not say so:\n{p.stderr}")
+    untrusted = dict(base_env)
+    del untrusted["MLFLOW_TRACKING_SERVER_CERT_PATH"]
+    q = run(binary, [config, "--output", os.path.join(work, "https-untrusted")] + one_epoch,
+            env=untrusted)
+    if "certificate" not in q.stderr:
+        fail(f"an unknown CA: the run did not say so:\n{q.stderr}")
+    print("https: a bearer token and basic auth each through one kept-alive connection, "
+          "FINISHED; a wrong token and an unknown CA said:\n  " +
+          "\n  ".join(line for line in (p.stderr + q.stderr).splitlines() if "MLflowLogger" in line))
+    server.stop()
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

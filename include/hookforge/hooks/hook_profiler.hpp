@@ -41,7 +41,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -49,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/record_function.h>
 #include <fmt/format.h>
 
 #include "hookforge/core/binding.hpp"
@@ -84,6 +87,7 @@ struct untold_point {
 
 struct slot_name {
   std::string hook, method, point;
+  std::string range;  ///< its range in a profiler's trace: "hook: <hook>.<method>@<point>"
 };
 
 // (hook, method, point) triples, numbered process-wide at each one's first call.
@@ -99,7 +103,8 @@ inline std::size_t register_slot(std::string_view hook, std::string_view method,
                                  std::string_view point) {
   std::lock_guard lock(registry_mutex());
   auto& names = registry();
-  names.push_back({std::string(hook), std::string(method), std::string(point)});
+  names.push_back({std::string(hook), std::string(method), std::string(point),
+                   fmt::format("hook: {}.{}@{}", hook, method, point)});
   return names.size() - 1;
 }
 inline slot_name name_of(std::size_t slot) {
@@ -113,6 +118,23 @@ std::size_t slot() {
   return index;
 }
 
+/// A handler's call as a range of LibTorch's profiler, while one records this thread
+/// (ProfilerHook): "hook: <hook>.<method>@<point>". Nothing is done when none does.
+class profiler_range {
+ public:
+  explicit profiler_range(std::size_t slot) {
+    if (!at::hasCallbacks()) return;
+    range_.emplace(at::RecordScope::USER_SCOPE);
+    if (range_->isActive()) {
+      std::lock_guard lock(registry_mutex());
+      range_->before(registry().at(slot).range);
+    }
+  }
+
+ private:
+  std::optional<at::RecordFunction> range_;
+};
+
 /// The invoker of binding B of hook H, timed: it calls B's invoker on the wrapper's inner
 /// hook and records the time in the wrapper's profiler.
 template <class H, class B>
@@ -122,6 +144,7 @@ struct timed_invoker {
   template <class W, class Ctx, point P>
     requires handler_callable_at<inner, H, Ctx, P>
   void operator()(W& wrapper, Ctx& ctx, P p) const {
+    const profiler_range range(slot<H, B, P>());
     const auto start = std::chrono::steady_clock::now();
     if constexpr (handler_takes_point<inner, H, Ctx, P>)
       inner{}(wrapper.inner(), ctx, p);
@@ -133,6 +156,7 @@ struct timed_invoker {
   template <class W, class Ctx>
     requires invocable_on<inner, H, Ctx>
   void operator()(W& wrapper, Ctx& ctx) const {
+    const profiler_range range(slot<H, B, untold_point>());
     const auto start = std::chrono::steady_clock::now();
     inner{}(wrapper.inner(), ctx);
     wrapper.profiler().record(slot<H, B, untold_point>(), std::chrono::steady_clock::now() - start);
@@ -217,6 +241,10 @@ class HookProfiler final : public handler_timer {
                    std::string_view point) override {
     return detail::profiling::register_slot(hook, method, point);
   }
+
+  /// handler_timer: a runtime handler's call as a profiler range (see profiler_range).
+  void enter(std::size_t slot) override { ranges_.emplace_back(slot); }
+  void leave(std::size_t) override { ranges_.pop_back(); }
 
   void record(std::size_t slot, clock::duration elapsed) override {
     if (slot >= entries_.size()) entries_.resize(slot + 1);
@@ -322,7 +350,8 @@ class HookProfiler final : public handler_timer {
   };
 
   hook_profiler_options options_;
-  std::vector<entry> entries_;   // by slot
+  std::vector<entry> entries_;                            // by slot
+  std::deque<detail::profiling::profiler_range> ranges_;  // runtime handlers' open ranges
   std::vector<entry> reported_;  // by slot: entries_ at the last epoch_means()
 };
 

@@ -137,7 +137,8 @@ class MLflowLogger {
     } else {
       auto text = fmt::format("MLflowLogger: {}", problem);
       if (options_.strict) throw std::runtime_error(text + " (strict: the run stops)");
-      warn(text + "; training goes on, metrics wait for the server");
+      warn(text + (s.out->gave_up() ? "; training goes on without MLflow"
+                                    : "; training goes on, metrics wait for the server"));
       s.out->take_notes();  // the same, in the thread's words
     }
     say_notes();
@@ -309,6 +310,10 @@ class MLflowLogger {
   void end(std::string_view status, const std::string& error) {
     auto& s = shared();
     if (!s.out) return;
+    if (s.out->gave_up()) {  // said at the start: "training goes on without MLflow"
+      s.out.reset();
+      return;
+    }
     std::vector<detail::mlflow::artifact> files;
     for (const char* name : {"metrics.csv", "metrics.jsonl"})
       if (std::filesystem::is_regular_file(work_dir_ / name))

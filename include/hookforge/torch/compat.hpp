@@ -47,6 +47,12 @@
 // none. The weights readers refuse them by name where this is 0.
 #define HOOKFORGE_HAS_UNSIGNED_DTYPES (HOOKFORGE_TORCH_VERSION >= 20300)
 
+// The profiler's Chrome traces (ProfilerResult::save) need a LibTorch built with Kineto: the
+// pip wheels (2.x) are; Debian's 1.13 is not (its changelog: USE_KINETO=OFF), where save()
+// throws, and its KinetoEvent counts microseconds where 2.x counts nanoseconds. ProfilerHook
+// refuses to be built where this is 0.
+#define HOOKFORGE_HAS_KINETO_TRACES (HOOKFORGE_TORCH_VERSION >= 20000)
+
 // The microscaling dtypes float8_e8m0fnu (2.7) and float4_e2m1fn_x2 (2.8).
 #define HOOKFORGE_HAS_MICROSCALING_DTYPES (HOOKFORGE_TORCH_VERSION >= 20800)
 

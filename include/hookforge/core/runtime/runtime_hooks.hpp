@@ -64,6 +64,10 @@ class handler_timer {
   virtual std::size_t slot(std::string_view hook, std::string_view method,
                            std::string_view point) = 0;
   virtual void record(std::size_t slot, std::chrono::steady_clock::duration elapsed) = 0;
+  /// Around each call of the handler of `slot` (leave also when it throws): a timer may mark
+  /// the call for a tracer (HookProfiler: a range in LibTorch's profiler).
+  virtual void enter(std::size_t /*slot*/) {}
+  virtual void leave(std::size_t /*slot*/) {}
 
  protected:
   ~handler_timer() = default;
@@ -304,6 +308,11 @@ class runtime_hooks {
     std::size_t slot;
     static void invoke(void* self, void* ctx) {
       auto& t = *static_cast<timed_call*>(self);
+      struct marked {  // enter() ... leave(), even when the handler throws
+        timed_call& t;
+        explicit marked(timed_call& call) : t(call) { t.timer->enter(t.slot); }
+        ~marked() { t.timer->leave(t.slot); }
+      } mark(t);
       const auto start = std::chrono::steady_clock::now();
       t.inner.call(t.inner.object, ctx);
       t.timer->record(t.slot, std::chrono::steady_clock::now() - start);

@@ -41,6 +41,9 @@ struct response {
   long status = 0;    ///< the HTTP status; 0 when there was no answer
   std::string body;   ///< the answer's body
   std::string error;  ///< why there was no answer (libcurl's words); empty when there was one
+  /// No answer, and none will come by trying again: the server's certificate is not trusted,
+  /// the address is not a URL libcurl can use.
+  bool permanent = false;
 };
 
 /// libcurl's global state, set up once per process before the first handle.
@@ -138,6 +141,9 @@ class session {
     response answer;
     if (code != CURLE_OK) {
       answer.error = error_[0] ? std::string(error_) : std::string(curl_easy_strerror(code));
+      answer.permanent = code == CURLE_PEER_FAILED_VERIFICATION ||
+                         code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CERTPROBLEM ||
+                         code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT;
       return answer;
     }
     curl_easy_getinfo(handle_, CURLINFO_RESPONSE_CODE, &answer.status);

@@ -55,20 +55,23 @@ struct batch_limits {
   static constexpr std::size_t tag_value_length = 8000;
 };
 
-/// A call that did not succeed: `answered` false when the server could not be reached
-/// (worth retrying), true when it refused the request (status and MLflow's error_code).
+/// A call that did not succeed: `answered` false when the server could not be reached,
+/// true when it refused the request (status and MLflow's error_code).
 class request_failed : public std::runtime_error {
  public:
-  request_failed(std::string what, bool answered, long status = 0, std::string error_code = {})
+  request_failed(std::string what, bool answered, long status = 0, std::string error_code = {},
+                 bool permanent = false)
       : std::runtime_error(std::move(what)),
         answered(answered),
         status(status),
-        error_code(std::move(error_code)) {}
+        error_code(std::move(error_code)),
+        permanent(permanent) {}
   bool answered;
   long status;
   std::string error_code;
+  bool permanent;  ///< no answer that trying again will change (an untrusted certificate)
   /// Whether the same request may succeed later: no answer, or the server's own trouble.
-  bool retryable() const { return !answered || status >= 500 || status == 429; }
+  bool retryable() const { return !permanent && (!answered || status >= 500 || status == 429); }
 };
 
 struct run_info {
@@ -227,7 +230,7 @@ class rest_client {
   void check(const http::response& answer, const std::string& what) const {
     if (!answer.error.empty())
       throw request_failed(fmt::format("{}: no answer from {} ({})", what, uri_, answer.error),
-                           false);
+                           false, 0, {}, answer.permanent);
     if (answer.status >= 200 && answer.status < 300) return;
     std::string code, message = answer.body.substr(0, 300);
     auto parsed = nlohmann::json::parse(answer.body, nullptr, false);

@@ -87,17 +87,14 @@ class sender {
     thread_ = std::thread([this] { work(); });
     changed_.wait_for(lock, seconds(options_.start_wait_seconds), [&] { return tried_setup_; });
     if (!tried_setup_) return "no answer yet";
-    return set_up_ ? std::string() : last_error_;
+    return set_up_ ? std::string() : setup_error_;
   }
 
   /// Queue a metric; dropped (and counted) when the queue is full.
   void log(metric m) {
     {
       std::lock_guard lock(mutex_);
-      if (finished_) {  // the run could not be set up (said) or has ended
-        ++dropped_;
-        return;
-      }
+      if (finished_) return;  // the run could not be set up (said) or has ended
       if (queue_.size() >= options_.capacity) {
         if (dropped_++ == 0)
           notes_.push_back(fmt::format(
@@ -142,6 +139,12 @@ class sender {
     stop();
     lock.lock();
     return report();
+  }
+
+  /// The server refused to set the run up: nothing will be sent.
+  bool gave_up() const {
+    std::lock_guard lock(mutex_);
+    return finished_ && !set_up_;
   }
 
   /// The run's id once set up (empty before).
@@ -215,8 +218,7 @@ class sender {
       return true;
     } catch (const request_failed& e) {
       if (!lock.owns_lock()) lock.lock();
-      tried_setup_ = true;
-      changed_.notify_all();
+      failed_to_set_up(e.what());
       if (e.retryable()) {
         if (last_error_.empty())
           notes_.push_back(
@@ -230,12 +232,20 @@ class sender {
       return true;
     } catch (const std::exception& e) {  // an answer that is not what MLflow answers
       if (!lock.owns_lock()) lock.lock();
-      tried_setup_ = true;
-      changed_.notify_all();
-      refuse(request_failed(fmt::format("{} answered unexpectedly: {}", server_.uri(), e.what()),
-                            true));
+      request_failed unexpected(
+          fmt::format("{} answered unexpectedly: {}", server_.uri(), e.what()), true);
+      failed_to_set_up(unexpected.what());
+      refuse(unexpected);
       return true;
     }
+  }
+
+  /// A try of step() failed: before the run is set up, start() says why.
+  void failed_to_set_up(const std::string& why) {
+    if (set_up_) return;
+    setup_error_ = why;
+    tried_setup_ = true;
+    changed_.notify_all();
   }
 
   void set_up(std::unique_lock<std::mutex>& lock) {
@@ -373,7 +383,8 @@ class sender {
   std::deque<metric> queue_;
   std::vector<artifact> artifacts_;
   std::string final_status_;
-  std::string last_error_;  // the last request that got no answer; empty once one did
+  std::string last_error_;   // the last request that got no answer; empty once one did
+  std::string setup_error_;  // why the run is not set up yet
   std::vector<std::string> notes_;
   std::vector<std::string> uploaded_;
   std::int64_t sent_ = 0, dropped_ = 0, refused_ = 0;
