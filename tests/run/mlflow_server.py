@@ -41,6 +41,7 @@ import time
 import urllib.error
 import urllib.request
 
+import yaml
 from mlflow.tracking import MlflowClient
 
 
@@ -147,6 +148,29 @@ def run(binary, args, expect=0, env=None):
 def rows(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def config_params(path, sets):
+    """The config's scalars as written, by dotted key (sequence items by index), each
+    --set KEY=VALUE applied, and system.work_dir as the run sets it: what the run's params
+    must be. Read with PyYAML's composer, which keeps each scalar's text."""
+    out = {}
+
+    def walk(node, key):
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                walk(v, f"{key}.{k.value}" if key else k.value)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                walk(v, f"{key}.{i}")
+        else:
+            out[key] = node.value
+
+    walk(yaml.compose(open(path)), "")
+    for assignment in sets:
+        key, value = assignment.split("=", 1)
+        out[key] = value
+    return out
 
 
 def mlflow_name(name):
@@ -257,11 +281,11 @@ def main():
         fail(f"straight run: status {r.info.status}")
     straight_metrics, compared = check_metrics(client, r.info.run_id, straight, "straight run")
     params = r.data.params
-    for key, value in {"trainer.params.epochs": "8", "hooks.mlflow._target": "MLflowLogger",
-                       "trainer.params.hooks.2._target": "CheckpointSaver",
-                       "data.train.params.count": "960"}.items():
-        if params.get(key) != value:
-            fail(f"param {key} is {params.get(key)!r}, expected {value!r}")
+    want = config_params(config, [uri, f"system.work_dir={straight}"])
+    if params != want:
+        keys = sorted(set(params) | set(want))
+        diff = [(k, params.get(k), want.get(k)) for k in keys if params.get(k) != want.get(k)]
+        fail(f"params differ from the config's values (key, MLflow, config): {diff}")
     tags = r.data.tags
     for key, value in {"mlflow.runName": "espcn-small", "purpose": "test",
                        "mlflow.source.name": "hookforge"}.items():

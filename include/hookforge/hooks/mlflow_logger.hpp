@@ -182,6 +182,9 @@ class MLflowLogger {
   static consteval std::string_view context_lacks() {
     if constexpr (std::is_same_v<C, TrainerContext>)
       return "";
+    else if constexpr (!updates_parameters<C>)
+      return "optimizer (MLflowLogger's step metrics come from the training runner: attach it "
+             "there and to the Trainer)";
     else
       return step_row_lacks<C>();
   }

@@ -96,11 +96,15 @@ class ProfilerHook {
     check(options_.row_limit, 0, "row_limit");
   }
 
-  /// What the step handlers read from a runner's context: the epoch counters.
+  /// What the step handlers need of a runner's context: the epoch counters, of a runner that
+  /// updates parameters.
   template <class C>
   static consteval std::string_view context_lacks() {
     if constexpr (std::is_same_v<C, TrainerContext>)
       return "";
+    else if constexpr (!updates_parameters<C>)
+      return "optimizer (ProfilerHook profiles training steps: attach it to the training runner "
+             "and the Trainer)";
     else
       return epoch_counters_lacks<C>();
   }
