@@ -2,7 +2,9 @@
 # The GPU check: on a machine with an NVIDIA GPU, a python3 whose torch is a CUDA build with
 # LibTorch's headers and CMake config, CMake and ninja, but no Debian packages and no
 # network. Builds hookforge against that LibTorch, runs the `cuda` tests, the default
-# super-resolution run and a short GAN run on cuda, and writes a report; at most 8 minutes.
+# super-resolution run, the same run for one epoch under SyncAudit (--audit-syncs: which hook
+# makes the host wait for the GPU) and a short GAN run on cuda, and writes a report; at most
+# 8 minutes.
 #
 #   here:           ./scripts/gpu_deps.sh     (build-gpu-deps/: the Debian packages, extracted)
 #   on the machine: ./scripts/gpu_check.sh [OUT]   (OUT: $OUT or gpu-report)
@@ -54,6 +56,8 @@ step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 step build 300 cmake --build "$build" -j "$jobs" --target hookforge_torch_tests hookforge-run
 step cuda-tests 120 ctest --test-dir "$build" -L cuda -j 4 --output-on-failure
 step default-run 150 "$build/hookforge-run" --device cuda --output "$out/default"
+step sync-audit 60 "$build/hookforge-run" --device cuda --output "$out/audit" --audit-syncs \
+  --set trainer.params.epochs=1
 step gan-run 60 "$build/hookforge-run" configs/gan_sr.yaml --device cuda --output "$out/gan" \
   --set trainer.params.epochs=1 --set data.train.params.count=256 --set data.val.params.count=64
 
@@ -62,6 +66,10 @@ step gan-run 60 "$build/hookforge-run" configs/gan_sr.yaml --device cuda --outpu
   echo "cuda tests: $(grep -E 'tests passed|tests failed' "$out/cuda-tests.log" | tail -1)"
   echo
   echo "default run on cuda: $(grep '^final:' "$out/default-run.log" | tail -1)"
+  echo
+  echo "host synchronisations on cuda (--audit-syncs, one epoch):"
+  echo
+  sed -n '/^sync audit:/,/^final:/p' "$out/sync-audit.log" | grep -v '^final:' | sed 's/^/    /'
   echo
   echo "GAN run on cuda: $(tail -1 "$out/gan-run.log")"
   echo

@@ -26,4 +26,5 @@
 #include "hookforge/hooks/progress_bar.hpp"
 #include "hookforge/hooks/r1_gradient_penalty.hpp"
 #include "hookforge/hooks/step_ratio.hpp"
+#include "hookforge/hooks/sync_audit.hpp"
 #include "hookforge/hooks/tensorboard_logger.hpp"

@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,20 @@ namespace {
 /// A program a config may name: a bare name, found through PATH as a shell would.
 bool program_name(const std::string& name) {
   return !name.empty() && name.find('/') == std::string::npos;
+}
+
+/// The components whose config-loaded hooks a HookProfiler or SyncAudit may time.
+std::vector<std::string> all_components() {
+  return {"trainer", "training_runner", "validation_runner"};
+}
+const std::vector<std::string>& known_components(std::string_view hook,
+                                                 const std::vector<std::string>& components) {
+  const auto known = all_components();
+  for (const auto& c : components)
+    if (std::find(known.begin(), known.end(), c) == known.end())
+      throw std::invalid_argument(fmt::format("{}: components must name {}, got '{}'", hook,
+                                              hookforge::join_names(known, ", "), c));
+  return components;
 }
 }  // namespace
 
@@ -118,22 +133,25 @@ HOOKFORGE_REGISTER(
         cfg::field("norm_type", &gradient_clip_options::norm_type).allowing_infinity(),
         cfg::field("clip_value", &gradient_clip_options::clip_value),
         cfg::field("nonfinite", &gradient_clip_options::nonfinite)));
-HOOKFORGE_REGISTER(
-    trainer_hook, HookProfiler,
-    cfg::factory([](bool print_at_end, std::vector<std::string> components, bool per_epoch) {
-      const std::vector<std::string> known{"trainer", "training_runner", "validation_runner"};
-      for (const auto& c : components)
-        if (std::find(known.begin(), known.end(), c) == known.end())
-          throw std::invalid_argument(fmt::format("HookProfiler: components must name {}, got '{}'",
-                                                  hookforge::join_names(known, ", "), c));
-      return std::make_shared<HookProfiler>(hook_profiler_options{
-          .print_at_end = print_at_end, .components = components, .per_epoch = per_epoch});
-    }),
-    cfg::arg<bool>("print_at_end", true),
-    cfg::arg<std::vector<std::string>>("components",
-                                       std::vector<std::string>{"trainer", "training_runner",
-                                                                "validation_runner"}),
-    cfg::arg<bool>("per_epoch", true));
+HOOKFORGE_REGISTER(trainer_hook, HookProfiler,
+                   cfg::factory([](bool print_at_end, std::vector<std::string> components,
+                                   bool per_epoch) {
+                     return std::make_shared<HookProfiler>(hook_profiler_options{
+                         .print_at_end = print_at_end,
+                         .components = known_components("HookProfiler", components),
+                         .per_epoch = per_epoch});
+                   }),
+                   cfg::arg<bool>("print_at_end", true),
+                   cfg::arg<std::vector<std::string>>("components", all_components()),
+                   cfg::arg<bool>("per_epoch", true));
+HOOKFORGE_REGISTER(trainer_hook, SyncAudit,
+                   cfg::factory([](bool print_at_end, std::vector<std::string> components) {
+                     return std::make_shared<SyncAudit>(sync_audit_options{
+                         .print_at_end = print_at_end,
+                         .components = known_components("SyncAudit", components)});
+                   }),
+                   cfg::arg<bool>("print_at_end", true),
+                   cfg::arg<std::vector<std::string>>("components", all_components()));
 HOOKFORGE_REGISTER(runner_hook, IterTimer);
 HOOKFORGE_REGISTER(
     logger_hook, LossLogger,
@@ -271,6 +289,7 @@ HOOKFORGE_REGISTER(gan_hook, StepRatio,
 HOOKFORGE_RANK_ZERO_ONLY(BatchImageSaver);
 HOOKFORGE_RANK_ZERO_ONLY(CheckpointSaver);
 HOOKFORGE_RANK_ZERO_ONLY(HookProfiler);
+HOOKFORGE_RANK_ZERO_ONLY(SyncAudit);
 HOOKFORGE_RANK_ZERO_ONLY(LossLogger);
 HOOKFORGE_RANK_ZERO_ONLY(MetricsPlot);
 HOOKFORGE_RANK_ZERO_ONLY(MLflowLogger);

@@ -26,6 +26,10 @@ options:
   --set KEY=VALUE    replace the value at KEY (dotted path) before anything is read;
                      VALUE is YAML (3, true, abc, [1, 2], ${ref:x}); repeatable
   --strict           every warning is an error
+  --audit-syncs      count the operators that make the host wait for a GPU (item(), a
+                     boolean mask, nonzero, a blocking copy), by step, phase, point and
+                     hook, and print the table after training; on a CPU as on CUDA (an
+                     audited run is slower: docs/hooks.md, SyncAudit)
   --check            build everything, print each component's binding table and the
                      warnings, train nothing, create no file
   --output DIR       the work directory (checkpoints, metrics); replaces system.work_dir
@@ -70,9 +74,10 @@ bool looks_like_config(std::string_view arg) {
 
 command_line parse_command_line(int argc, char** argv) {
   static constexpr std::string_view options[] = {
-      "--set",      "--strict", "--check",         "--output", "--resume", "--overwrite",
-      "--device",   "--list",   "--print-default", "--help",   "--nproc",  "--allow-outside-output",
-      "--test-only"};
+      "--set",           "--strict",     "--check",  "--output",
+      "--resume",        "--overwrite",  "--device", "--list",
+      "--print-default", "--help",       "--nproc",  "--allow-outside-output",
+      "--test-only",     "--audit-syncs"};
   command_line out;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -139,6 +144,8 @@ command_line parse_command_line(int argc, char** argv) {
       flag(out.paths_outside_output);
     } else if (name == "--strict") {
       flag(out.strict);
+    } else if (name == "--audit-syncs") {
+      flag(out.audit_syncs);
     } else if (name == "--check") {
       flag(out.check);
     } else if (name == "--test-only") {

@@ -25,6 +25,7 @@ struct command_line {
   std::optional<std::string> output;
   bool resume = false, overwrite = false;
   bool test_only = false;             ///< --test-only: the config's test section on the resumed run
+  bool audit_syncs = false;           ///< --audit-syncs: a SyncAudit's table after training
   bool paths_outside_output = false;  ///< --allow-outside-output
   std::optional<std::string> resume_path;
   std::optional<std::string> device;

@@ -94,6 +94,7 @@ std::optional<int> build_run(const command_line& cli, start_mode mode,
     run.default_base = std::move(default_base);
     settings().config_text = detail::config_as_run(cli.config, cli.sets);
     settings().strict = cli.strict;
+    settings().audit_syncs = cli.audit_syncs;
     run.builder = std::make_unique<cfg::builder>(
         std::move(doc), cfg::build_options{.strict = cli.strict,
                                            .rank = ranks.rank,

@@ -36,6 +36,8 @@
                                                naming its pid; a killed run leaves no stale lock
   cli.py top-k    BIN                          save_top_k 2 from the command line: 2 files named with
                                                their scores; export RUN takes the best of them
+  cli.py audit-syncs BIN                       --audit-syncs: the hooks that read the device inside
+                                               the training steps, at their intervals
   cli.py max-steps BIN                         max_steps from the command line ends the epoch it is
                                                reached in, which validates; -3 exits 2 naming it
   cli.py val-steps BIN                         val_interval_steps from the command line: a line for each
@@ -60,7 +62,7 @@ import sys
 from cli_configs import cmd_bad, cmd_configs, cmd_default, cmd_limits, cmd_strict, cmd_train, cmd_usage
 from cli_crashes import cmd_full_disk, cmd_kill, cmd_signals, cmd_unwritable
 from cli_hosts import cmd_two_hosts
-from cli_loop import cmd_max_steps, cmd_test_stage, cmd_top_k, cmd_val_sets, cmd_val_steps
+from cli_loop import cmd_audit_syncs, cmd_max_steps, cmd_test_stage, cmd_top_k, cmd_val_sets, cmd_val_steps
 from cli_output import cmd_lock, cmd_overwrite, cmd_paths
 from cli_ranks import cmd_nproc, cmd_nproc_kill, cmd_nproc_resume
 from cli_resume import cmd_longer, cmd_mid_epoch
@@ -105,6 +107,8 @@ def main(argv):
         cmd_paths(binary, rest[0])
     elif command == "top-k":
         cmd_top_k(binary)
+    elif command == "audit-syncs":
+        cmd_audit_syncs(binary)
     elif command == "max-steps":
         cmd_max_steps(binary)
     elif command == "val-steps":

@@ -3,7 +3,8 @@ val-steps, val-sets, test-stage): save_top_k keeps the k best files and export t
 max_steps ends the epoch it is reached in, which validates; val_interval_steps validates
 between batches, where the best checkpoint follows; val_loaders validates on several sets,
 scores named by each; a test section scores the best checkpoint after training and with
---test-only --resume, and its mistakes exit 2."""
+--test-only --resume, and its mistakes exit 2; --audit-syncs prints which config-loaded hook
+reads the device, at which point and how often."""
 import json
 import os
 import re
@@ -181,3 +182,28 @@ def cmd_test_stage(binary):
         if os.path.exists(empty):
             fail(f"--test-only on a directory without a run created it: {empty}")
         print(f"{lines[0]}; --test-only scored {again['checkpoint']} the same; {len(mistakes)} mistakes exit 2")
+
+
+def cmd_audit_syncs(binary):
+    """--audit-syncs on the default config: after training, a table whose rows inside the
+    training steps are the config-loaded hooks that read the loss on the host, named with their
+    point and component, at their intervals (ProgressBar's refresh 16, TensorBoardLogger's 64):
+    the runner's own phases and the other hooks read nothing there."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = run(binary, ["--output", os.path.join(tmp, "run"), "--audit-syncs", "--set",
+                         "trainer.params.epochs=1", "--set", "data.train.params.count=2048"])
+        if p.returncode != 0:
+            fail(f"exit code {p.returncode}: {p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+        head = re.search(r"^sync audit: (\d+) training steps; .*$", p.stdout, re.M)
+        if not head:
+            fail(f"no sync audit table after training: {p.stdout[-1500:]}")
+        steps = int(head.group(1))
+        lines = p.stdout[head.end():].strip().splitlines()
+        rows = [re.split(r"\s{2,}", line.strip()) for line in lines[1:] if not line.startswith("final:")]
+        in_steps = {(r[2], r[3]): int(r[4]) for r in rows if r[0] == "train"}
+        expected = {("ProgressBar.step@on_post_step (TrainingEpochRunner)", "aten::item"): steps // 16,
+                    ("TensorBoardLogger.log@on_post_step (TrainingEpochRunner)", "aten::item"): steps // 64}
+        if steps != 128 or in_steps != expected:
+            fail(f"expected 128 steps (2048 samples, batch 16) and, inside them, {expected}; got {steps} steps and {in_steps}:\n"
+                 + "\n".join(lines))
+        print(f"--audit-syncs: {steps} steps; in them {in_steps}")

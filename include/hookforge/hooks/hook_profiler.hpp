@@ -43,7 +43,6 @@
 #include <cstdio>
 #include <deque>
 #include <mutex>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -51,7 +50,6 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/record_function.h>
 #include <fmt/format.h>
 
 #include "hookforge/core/binding.hpp"
@@ -60,6 +58,8 @@
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/wrappers/wrapper.hpp"
+#include "hookforge/hooks/detail/handler_ranges.hpp"
+#include "hookforge/hooks/detail/text_output.hpp"
 
 namespace hookforge {
 
@@ -85,55 +85,11 @@ struct untold_point {
   static constexpr std::string_view name = "(runtime point)";
 };
 
-struct slot_name {
-  std::string hook, method, point;
-  std::string range;  ///< its range in a profiler's trace: "hook: <hook>.<method>@<point>"
-};
-
-// (hook, method, point) triples, numbered process-wide at each one's first call.
-inline std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
-inline std::vector<slot_name>& registry() {
-  static std::vector<slot_name> names;
-  return names;
-}
-inline std::size_t register_slot(std::string_view hook, std::string_view method,
-                                 std::string_view point) {
-  std::lock_guard lock(registry_mutex());
-  auto& names = registry();
-  names.push_back({std::string(hook), std::string(method), std::string(point),
-                   fmt::format("hook: {}.{}@{}", hook, method, point)});
-  return names.size() - 1;
-}
-inline slot_name name_of(std::size_t slot) {
-  std::lock_guard lock(registry_mutex());
-  return registry().at(slot);
-}
-
 template <class H, class B, class P>
 std::size_t slot() {
   static const std::size_t index = register_slot(hook_name<H>(), B::method, P::name);
   return index;
 }
-
-/// A handler's call as a range of LibTorch's profiler, while one records this thread
-/// (ProfilerHook): "hook: <hook>.<method>@<point>". Nothing is done when none does.
-class profiler_range {
- public:
-  explicit profiler_range(std::size_t slot) {
-    if (!at::hasCallbacks()) return;
-    range_.emplace(at::RecordScope::USER_SCOPE);
-    if (range_->isActive()) {
-      std::lock_guard lock(registry_mutex());
-      range_->before(registry().at(slot).range);
-    }
-  }
-
- private:
-  std::optional<at::RecordFunction> range_;
-};
 
 /// The invoker of binding B of hook H, timed: it calls B's invoker on the wrapper's inner
 /// hook and records the time in the wrapper's profiler.
@@ -291,15 +247,7 @@ class HookProfiler final : public handler_timer {
   }
 
   /// Write report() to the options' stream or file.
-  void print() const {
-    const auto text = report();
-    if (options_.stream) {
-      *options_.stream << text << std::flush;
-    } else if (options_.file) {
-      std::fputs(text.c_str(), options_.file);
-      std::fflush(options_.file);
-    }
-  }
+  void print() const { detail::write_text(report(), options_.stream, options_.file); }
 
   void reset() {
     entries_.clear();

@@ -49,6 +49,7 @@
 #include "hookforge/core/priority.hpp"
 #include "hookforge/hooks/detail/kineto_session.hpp"
 #include "hookforge/torch/compat.hpp"
+#include "hookforge/torch/profiling/range.hpp"
 #include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/torch/runners/trainer_types.hpp"
 
@@ -227,6 +228,7 @@ class ProfilerHook {
 
   profiler_hook_options options_;
   std::shared_ptr<shared_state> state_ = std::make_shared<shared_state>();
+  range_observation ranges_;  // the runners' step, phase and point ranges in the traces
 };
 
 }  // namespace hookforge

@@ -49,6 +49,7 @@
 #include "hookforge/torch/runners/context_concepts.hpp"
 #include "hookforge/hooks/iter_timer.hpp"
 #include "hookforge/torch/data/host_read.hpp"
+#include "hookforge/hooks/detail/text_output.hpp"
 
 namespace hookforge {
 
@@ -292,12 +293,7 @@ class ProgressBar {
   }
 
   void write(const std::string& text) const {
-    if (options_.stream) {
-      *options_.stream << text << std::flush;
-    } else {
-      std::fputs(text.c_str(), options_.file);
-      std::fflush(options_.file);
-    }
+    detail::write_text(text, options_.stream, options_.file);
   }
 
   progress_bar_options options_;

@@ -49,6 +49,8 @@ struct run_settings {
   /// hookforge-run --strict: a hook that would warn about what it finds at the start fails
   /// the run instead (MLflowLogger: a server that does not answer).
   bool strict = false;
+  /// hookforge-run --audit-syncs: the trainer gets a SyncAudit (unless its hooks have one).
+  bool audit_syncs = false;
 };
 
 /// The settings of the run being built (one per process).

@@ -52,6 +52,7 @@
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/hooks/checkpoint_saver.hpp"
 #include "hookforge/hooks/hook_profiler.hpp"
+#include "hookforge/hooks/sync_audit.hpp"
 #include "hookforge/run/data_checks.hpp"
 #include "hookforge/run/distributed.hpp"
 #include "hookforge/run/field_flow.hpp"
@@ -139,15 +140,25 @@ class TrainerComponent {
     session_ = c0.training_runner->make_session(in);
     session_->check_scheduler_length();  // a OneCycleLR too short for the run: now, not mid-run
     session_->attach(c0.hooks);
-    // A HookProfiler in the list times the config-loaded hooks of the components it names.
+    // A HookProfiler or SyncAudit in the list times (names) the config-loaded hooks of the
+    // components it names; --audit-syncs adds an audit of its own, printed after fit().
+    auto audits = c0.hooks.instances_of<SyncAudit>();
+    if (settings().audit_syncs && audits.empty()) {
+      own_audit_ = std::make_unique<SyncAudit>(sync_audit_options{.print_at_end = false});
+      time_hooks(*own_audit_, own_audit_->options().components);
+    }
     for (const auto& profiler : c0.hooks.instances_of<HookProfiler>())
-      for (const auto& component : profiler->options().components)
-        session_->time_hooks(*profiler, component);
+      time_hooks(*profiler, profiler->options().components);
+    for (const auto& audit : audits) time_hooks(*audit, audit->options().components);
   }
   TrainerComponent(const TrainerComponent&) = delete;
   TrainerComponent& operator=(const TrainerComponent&) = delete;
 
-  fit_result fit() { return session_->fit(); }
+  fit_result fit() {
+    auto result = session_->fit();
+    if (own_audit_ && settings().rank == 0) own_audit_->print();
+    return result;
+  }
   /// Restores the checkpoint at `path`. The scheduler goes on with the config's settings
   /// where the checkpoint's differ (a longer run's T_max: keep_configured_settings); each
   /// such setting is returned ("T_max 3 (the checkpoint's: 2)") for the run to say so.
@@ -240,6 +251,10 @@ class TrainerComponent {
   }
 
  private:
+  void time_hooks(handler_timer& timer, const std::vector<std::string>& components) {
+    for (const auto& component : components) session_->time_hooks(timer, component);
+  }
+
   /// check_batch_fields over the training and the validation phase (field_flow.hpp).
   field_report check_fields(const config::builder& b) const {
     const auto trainer = b.doc().root().find("trainer");
@@ -291,6 +306,7 @@ class TrainerComponent {
   }
 
   trainer_config config_;
+  std::unique_ptr<SyncAudit> own_audit_;  // --audit-syncs; before session_, which times with it
   std::unique_ptr<session> session_;
   field_report fields_;
 };

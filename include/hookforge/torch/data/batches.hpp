@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/profiling/range.hpp"
 
 namespace hookforge {
 
@@ -34,12 +35,16 @@ void for_each_batch(Loader& loader, F&& f) {
     // A loader that keeps its batches (a vector) hands out references: copy, with room for
     // the model's output. One that makes them (DataLoader) hands out values: take them.
     Entry batch = [&] {
-      if constexpr (std::is_reference_v<decltype(*it)>)
-        return Entry(*it, 1);
-      else
-        return Entry(*it);
+      const detail::step_range phase(range_kind::phase, "loader");
+      Entry next = [&] {
+        if constexpr (std::is_reference_v<decltype(*it)>)
+          return Entry(*it, 1);
+        else
+          return Entry(*it);
+      }();
+      ++it;
+      return next;
     }();
-    ++it;
     if (!f(std::move(batch), it == end)) return;
   }
 }

@@ -36,6 +36,7 @@
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/state_map.hpp"
+#include "hookforge/torch/profiling/range.hpp"
 #include "hookforge/torch/runners/epoch_progress.hpp"
 
 namespace hookforge {
@@ -130,7 +131,7 @@ class runner_base {
     static_cast<epoch_counters&>(ctx) = epoch_counters::starting(epoch, total_epochs_, loader);
     ctx.dataset = dataset_;
     ctx.batch_idx = progress_.start(epoch, ctx.running_scores);
-    hooks_.template fire<points::on_epoch_start>(ctx);
+    detail::fire_in_range<points::on_epoch_start>(hooks_, ctx);
   }
 
   /// Call `body(Entry&& batch, bool last)` for each batch with ctx.batch_idx and
@@ -150,8 +151,11 @@ class runner_base {
   /// ctx.scores from ctx.running_scores, on_epoch_end, and the epoch's result.
   template <class Ctx>
   epoch_result finish_epoch(Ctx& ctx, std::int64_t batches) {
-    ctx.scores = ctx.running_scores.means();
-    hooks_.template fire<points::on_epoch_end>(ctx);
+    {
+      const detail::step_range phase(range_kind::phase, "epoch scores");
+      ctx.scores = ctx.running_scores.means();
+    }
+    detail::fire_in_range<points::on_epoch_end>(hooks_, ctx);
     return {ctx.scores, batches, ctx.stop_training};
   }
 
@@ -206,8 +210,11 @@ namespace detail {
 /// The end of an epoch for a runner that does not derive from runner_base.
 template <class Pack, class Ctx>
 epoch_result finish_epoch(Pack& hooks, Ctx& ctx, std::int64_t batches) {
-  ctx.scores = ctx.running_scores.means();
-  hooks.template fire<points::on_epoch_end>(ctx);
+  {
+    const step_range phase(range_kind::phase, "epoch scores");
+    ctx.scores = ctx.running_scores.means();
+  }
+  fire_in_range<points::on_epoch_end>(hooks, ctx);
   return {ctx.scores, batches, ctx.stop_training};
 }
 }  // namespace detail

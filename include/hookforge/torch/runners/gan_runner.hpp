@@ -63,6 +63,7 @@
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
+#include "hookforge/torch/profiling/range.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/training_epoch_runner.hpp"
 
@@ -297,16 +298,22 @@ class GANTrainingRunner {
     g_optimizer_->zero_grad();
     std::int64_t batch = 0;
     for_each_batch(loader, [&](Entry&& input, bool) {
+      const detail::step_range step(range_kind::step, "train");
       detail::begin_gan_batch(ctx, batch++, std::move(input), global_step_, options_);
-      hooks_.template fire<points::on_pre_step>(ctx);
+      detail::fire_in_range<points::on_pre_step>(hooks_, ctx);
       bool fake_has_graph = false;  // the entry's "fake" can carry G's gradient
       const bool generated = ctx.run_d || ctx.run_g;
-      if (ctx.run_d)
+      if (ctx.run_d) {
+        const detail::step_range phase(range_kind::phase, "discriminator");
         discriminator_phase(generator, discriminator, d_criterion, ctx, fake_has_graph);
-      if (ctx.run_g) generator_phase(generator, discriminator, g_criterion, ctx, fake_has_graph);
+      }
+      if (ctx.run_g) {
+        const detail::step_range phase(range_kind::phase, "generator");
+        generator_phase(generator, discriminator, g_criterion, ctx, fake_has_graph);
+      }
       if (generated) detail::record_gan_metrics(ctx, options_, runner_name);
       ctx.phase = gan_phase::none;
-      hooks_.template fire<points::on_post_step>(ctx);
+      detail::fire_in_range<points::on_post_step>(hooks_, ctx);
       ++global_step_;
       return true;
     });
@@ -398,7 +405,7 @@ class GANTrainingRunner {
   void discriminator_phase(Generator& generator, Discriminator& discriminator, C& criterion,
                            Ctx& ctx, bool& fake_has_graph) {
     ctx.phase = gan_phase::discriminator;
-    hooks_.template fire<points::on_pre_d_forward>(ctx);
+    detail::fire_in_range<points::on_pre_d_forward>(hooks_, ctx);
     {
       // Forward, the hooks that add extra losses and the loss in one autocast region.
       autocast_guard autocast(options_.device, options_.mixed_precision);
@@ -407,7 +414,7 @@ class GANTrainingRunner {
       generate(generator, ctx, fake_has_graph);
       ctx.entry.set("d_real", discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)));
       ctx.entry.set("d_fake", discriminate(discriminator, ctx, ctx.entry.at("fake").detach()));
-      hooks_.template fire<points::on_post_d_forward>(ctx);
+      detail::fire_in_range<points::on_post_d_forward>(hooks_, ctx);
       ctx.d_losses = evaluate_criterion(criterion, ctx.entry);
       detail::add_extra_losses(ctx.d_losses, ctx.d_extra_losses, "GANTrainingRunner: D ");
       ctx.d_loss = total_loss(ctx.d_losses);
@@ -417,7 +424,7 @@ class GANTrainingRunner {
     // The graphs through D are spent; the G criterion may still read the scores as constants.
     ctx.entry.set("d_real", ctx.entry.at("d_real").detach());
     ctx.entry.set("d_fake", ctx.entry.at("d_fake").detach());
-    hooks_.template fire<points::on_post_d_backward>(ctx);
+    detail::fire_in_range<points::on_post_d_backward>(hooks_, ctx);
     ctx.d_stepped = detail::gan_update(ctx.run_d, d_scaler_, *d_optimizer_, d_steps_);
     if (ctx.d_stepped) ctx.d_steps = d_steps_;
     detail::record_gan_scores(ctx, ctx.d_losses, ctx.d_loss, "d", ctx.running_scores.d);
@@ -431,7 +438,7 @@ class GANTrainingRunner {
       // D is only a fixed judge here: its parameters collect no gradient from G's loss, nor
       // from a hook of the phase that runs D (on_pre_g_forward to on_post_g_backward).
       detail::requires_grad_off frozen(optimizer_parameters(*d_optimizer_));
-      hooks_.template fire<points::on_pre_g_forward>(ctx);
+      detail::fire_in_range<points::on_pre_g_forward>(hooks_, ctx);
       {
         autocast_guard autocast(options_.device, options_.mixed_precision);
         if (!fake_has_graph) generate(generator, ctx, /*with_graph=*/true);
@@ -442,14 +449,14 @@ class GANTrainingRunner {
               "d_real_for_g",
               discriminate(discriminator, ctx, ctx.entry.at(options_.real_field)).detach());
         }
-        hooks_.template fire<points::on_post_g_forward>(ctx);
+        detail::fire_in_range<points::on_post_g_forward>(hooks_, ctx);
         ctx.g_losses = evaluate_criterion(criterion, ctx.entry);
         detail::add_extra_losses(ctx.g_losses, ctx.g_extra_losses, "GANTrainingRunner: G ");
         ctx.g_loss = total_loss(ctx.g_losses);
       }
 
       detail::gan_backward(ctx.g_loss, g_scaler_, *g_optimizer_);
-      hooks_.template fire<points::on_post_g_backward>(ctx);
+      detail::fire_in_range<points::on_post_g_backward>(hooks_, ctx);
     }
     ctx.g_stepped = detail::gan_update(ctx.run_g, g_scaler_, *g_optimizer_, g_steps_);
     if (ctx.g_stepped) ctx.g_steps = g_steps_;

@@ -29,6 +29,7 @@
 #include "hookforge/torch/data/criterion.hpp"
 #include "hookforge/torch/data/model.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
+#include "hookforge/torch/profiling/range.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/training_epoch_runner.hpp"
 
@@ -117,15 +118,23 @@ class inference_loop : public runner_base<Runner, Hooks...> {
     ctx.device = options_.device;
     this->start_epoch(ctx, epoch, loader);
     auto batches = this->batches(ctx, loader, [&](Entry&& input, bool) {
-      detail::begin_inference_batch(ctx, std::move(input), options_.device);
+      const detail::step_range step(range_kind::step, "eval");
+      {
+        const detail::step_range phase(range_kind::phase, "to device");
+        detail::begin_inference_batch(ctx, std::move(input), options_.device);
+      }
       {
         autocast_guard autocast(options_.device, options_.mixed_precision);
+        const detail::step_range phase(range_kind::phase, "forward");
         forward_into(model, ctx.entry);
         for (auto& post : options_.postprocessors) post(ctx.entry);
         if constexpr (has_criterion) ctx.losses = evaluate_criterion(criterion, ctx.entry);
       }
-      detail::inference_scores(ctx, has_criterion, options_.metrics, Runner::runner_name);
-      this->hooks_.template fire<points::on_post_step>(ctx);
+      {
+        const detail::step_range phase(range_kind::phase, "scores");
+        detail::inference_scores(ctx, has_criterion, options_.metrics, Runner::runner_name);
+      }
+      detail::fire_in_range<points::on_post_step>(this->hooks_, ctx);
     });
     return this->finish_epoch(ctx, batches);
   }

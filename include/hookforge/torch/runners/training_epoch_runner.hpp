@@ -40,6 +40,7 @@
 #include "hookforge/torch/data/model.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 #include "hookforge/torch/metrics/metric.hpp"
+#include "hookforge/torch/profiling/range.hpp"
 #include "hookforge/torch/runners/epoch.hpp"
 
 namespace hookforge {
@@ -164,18 +165,23 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
     optimizer_->zero_grad();
     std::int64_t pending = 0;  // batches whose gradients wait for an update
     auto batches = this->training_batches(ctx, loader, [&](Entry&& input, bool last) {
-      detail::begin_training_batch(ctx, std::move(input), options_.device);
-      this->hooks_.template fire<points::on_pre_step>(ctx);
+      const detail::step_range step(range_kind::step, "train");
+      {
+        const detail::step_range phase(range_kind::phase, "to device");
+        detail::begin_training_batch(ctx, std::move(input), options_.device);
+      }
+      detail::fire_in_range<points::on_pre_step>(this->hooks_, ctx);
       if (!ctx.skip_batch) {
         train_batch(model, criterion, ctx, ++pending, last);
         if (ctx.optimizer_step_due) pending = 0;
       } else if (last && pending > 0) {
         // the last update, for batches before the skipped one
+        const detail::step_range phase(range_kind::phase, "optimizer step");
         detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/false);
         pending = 0;
       }
       this->progress_.set_gradients_pending(pending > 0);
-      this->hooks_.template fire<points::on_post_step>(ctx);
+      detail::fire_in_range<points::on_post_step>(this->hooks_, ctx);
     });
     return this->finish_epoch(ctx, batches);
   }
@@ -210,19 +216,27 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       // in PyTorch: an extra term computed on the (lower-precision) output trains as the
       // criterion's own terms do. Backward runs outside it.
       autocast_guard autocast(options_.device, options_.mixed_precision);
-      forward_into(model, ctx.entry);
-      for (auto& post : options_.postprocessors) post(ctx.entry);
-      this->hooks_.template fire<points::on_post_forward>(ctx);
+      {
+        const detail::step_range phase(range_kind::phase, "forward");
+        forward_into(model, ctx.entry);
+        for (auto& post : options_.postprocessors) post(ctx.entry);
+      }
+      detail::fire_in_range<points::on_post_forward>(this->hooks_, ctx);
+      const detail::step_range phase(range_kind::phase, "loss");
       ctx.losses = evaluate_criterion(criterion, ctx.entry);
       detail::training_loss(ctx);
     }
-
-    detail::training_backward(ctx, scaler_, *optimizer_, options_.gradient_accumulation_steps,
-                              pending, last);
-    this->hooks_.template fire<points::on_post_backward>(ctx);
-    if (ctx.optimizer_step_due)
+    {
+      const detail::step_range phase(range_kind::phase, "backward");
+      detail::training_backward(ctx, scaler_, *optimizer_, options_.gradient_accumulation_steps,
+                                pending, last);
+    }
+    detail::fire_in_range<points::on_post_backward>(this->hooks_, ctx);
+    if (ctx.optimizer_step_due) {
+      const detail::step_range phase(range_kind::phase, "optimizer step");
       detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/true);
-
+    }
+    const detail::step_range phase(range_kind::phase, "scores");
     detail::training_scores(ctx, options_.metrics, runner_name);
   }
 
