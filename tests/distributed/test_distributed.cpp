@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cstdint>
@@ -559,7 +560,8 @@ TEST_CASE("StopAgreement: a trainer stop on one rank is a stop on all") {
 TEST_CASE(
     "GradientAllReduce: one rank's veto holds on all, and a gradient only one rank has is "
     "averaged") {
-  std::vector<bool> vetoed(2);
+  std::array<bool, 2>
+      vetoed{};  // not vector<bool>: its bits share a word, and the ranks are threads
   std::vector<torch::Tensor> grads(2);
   run_ranks(2, [&](int rank, dist::process_group& group) {
     auto used = torch::ones({3}, torch::requires_grad());
