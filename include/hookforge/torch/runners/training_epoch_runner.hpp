@@ -114,11 +114,104 @@ HOOKFORGE_INLINE void training_scores(TrainingContext& ctx, const std::vector<me
 HOOKFORGE_INLINE GradScaler training_scaler(grad_scaler_options scaler, bool mixed_precision,
                                             torch::Device device);
 
+/// One training batch from forward to the update (when one is due): the step a CUDA graph
+/// records (cuda_graph_runner.hpp). Fires on_post_forward and on_post_backward of `hooks`.
+template <class Pack, class Model, class C>
+void forward_to_update(Pack& hooks, Model& model, C& criterion, TrainingContext& ctx,
+                       const training_options& options, GradScaler& scaler,
+                       torch::optim::Optimizer& optimizer, std::int64_t& optimizer_steps,
+                       std::int64_t pending, bool last) {
+  {
+    // One autocast region for forward, the hooks that add extra losses and the loss, as
+    // in PyTorch: an extra term computed on the (lower-precision) output trains as the
+    // criterion's own terms do. Backward runs outside it.
+    autocast_guard autocast(options.device, options.mixed_precision);
+    {
+      const detail::step_range phase(range_kind::phase, "forward");
+      forward_into(model, ctx.entry);
+      for (auto& post : options.postprocessors) post(ctx.entry);
+    }
+    detail::fire_in_range<points::on_post_forward>(hooks, ctx);
+    const detail::step_range phase(range_kind::phase, "loss");
+    ctx.losses = evaluate_criterion(criterion, ctx.entry);
+    detail::training_loss(ctx);
+  }
+  {
+    const detail::step_range phase(range_kind::phase, "backward");
+    detail::training_backward(ctx, scaler, optimizer, options.gradient_accumulation_steps, pending,
+                              last);
+  }
+  detail::fire_in_range<points::on_post_backward>(hooks, ctx);
+  if (ctx.optimizer_step_due) {
+    const detail::step_range phase(range_kind::phase, "optimizer step");
+    detail::training_update(ctx, scaler, optimizer, optimizer_steps, /*unscaled=*/true);
+  }
+}
+
+/// What TrainingEpochRunner and CudaGraphTrainingRunner share around their step: the
+/// options, the gradient scaler, the update count and their checkpoint state, and the
+/// context an epoch starts with. `Derived::runner_name` names the runner in errors.
+template <class Derived, class... Hooks>
+class training_epoch_base : public training_runner_base<Derived, Hooks...> {
+  using base = training_runner_base<Derived, Hooks...>;
+
+ public:
+  training_epoch_base(torch::optim::Optimizer& optimizer, training_options options, Hooks... hooks)
+      : base(optimizer, std::move(hooks)...),
+        options_(std::move(options)),
+        scaler_(training_scaler(options_.scaler, options_.mixed_precision, options_.device)) {
+    if (options_.gradient_accumulation_steps < 1)
+      throw std::invalid_argument(std::string(Derived::runner_name) +
+                                  ": gradient_accumulation_steps must be >= 1, got " +
+                                  std::to_string(options_.gradient_accumulation_steps));
+    check_metrics(options_.metrics, Derived::runner_name);
+  }
+
+  GradScaler& scaler() { return scaler_; }
+  const training_options& options() const { return options_; }
+  /// Optimiser updates taken so far (whole run; skipped ones not counted): what the Trainer
+  /// steps a per-update scheduler by.
+  std::int64_t optimizer_steps() const { return optimizer_steps_; }
+
+  /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
+  state_map state_dict() const {
+    state_map state = base::state_dict();
+    state.emplace("optimizer_steps", optimizer_steps_);
+    nest_state(state, "scaler", scaler_.state_dict());
+    return state;
+  }
+  void load_state_dict(const state_map& state) {
+    base::load_state_dict(state);
+    optimizer_steps_ = state.at("optimizer_steps").toInt();
+    scaler_.load_state_dict(nested_state(state, "scaler"));
+  }
+
+ protected:
+  /// `model` in train mode, and the context its epoch starts with.
+  template <class Model>
+  TrainingContext start_context(Model& model) {
+    set_training_mode(model, true);
+    TrainingContext ctx;
+    ctx.model = module_of(model);
+    ctx.optimizer = this->optimizer_;
+    ctx.scaler = &scaler_;
+    ctx.device = options_.device;
+    ctx.gradient_accumulation_steps = options_.gradient_accumulation_steps;
+    ctx.optimizer_steps = optimizer_steps_;
+    return ctx;
+  }
+
+  training_options options_;
+  GradScaler scaler_;
+  std::int64_t optimizer_steps_ = 0;
+};
+
 }  // namespace detail
 
 template <class... Hooks>
-class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Hooks...> {
-  using base = runner_base<TrainingEpochRunner, Hooks...>;
+class TrainingEpochRunner
+    : public detail::training_epoch_base<TrainingEpochRunner<Hooks...>, Hooks...> {
+  using base = detail::training_epoch_base<TrainingEpochRunner, Hooks...>;
 
  public:
   using hook_points =
@@ -128,17 +221,7 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
   static constexpr std::string_view runner_name = "TrainingEpochRunner";
 
   TrainingEpochRunner(torch::optim::Optimizer& optimizer, training_options options, Hooks... hooks)
-      : base(std::move(hooks)...),
-        optimizer_(&optimizer),
-        options_(std::move(options)),
-        scaler_(
-            detail::training_scaler(options_.scaler, options_.mixed_precision, options_.device)) {
-    if (options_.gradient_accumulation_steps < 1)
-      throw std::invalid_argument(
-          "TrainingEpochRunner: gradient_accumulation_steps must be >= 1, got " +
-          std::to_string(options_.gradient_accumulation_steps));
-    check_metrics(options_.metrics, runner_name);
-  }
+      : base(optimizer, std::move(options), std::move(hooks)...) {}
   /// With the default options and no hooks: `TrainingEpochRunner train(optimizer);`.
   explicit TrainingEpochRunner(torch::optim::Optimizer& optimizer)
     requires(sizeof...(Hooks) == 0)
@@ -152,23 +235,15 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
         hookforge::criterion<std::remove_cvref_t<C>>,
         "TrainingEpochRunner::run_epoch: the criterion must be callable on a const Entry& and "
         "return a Tensor or loss_terms");
-    set_training_mode(model, true);
-    Ctx ctx;
-    ctx.model = module_of(model);
-    ctx.optimizer = optimizer_;
-    ctx.scaler = &scaler_;
-    ctx.device = options_.device;
-    ctx.gradient_accumulation_steps = options_.gradient_accumulation_steps;
-    ctx.optimizer_steps = optimizer_steps_;
-
+    Ctx ctx = this->start_context(model);
     this->start_epoch(ctx, epoch, loader);
-    optimizer_->zero_grad();
+    this->optimizer_->zero_grad();
     std::int64_t pending = 0;  // batches whose gradients wait for an update
     auto batches = this->training_batches(ctx, loader, [&](Entry&& input, bool last) {
       const detail::step_range step(range_kind::step, "train");
       {
         const detail::step_range phase(range_kind::phase, "to device");
-        detail::begin_training_batch(ctx, std::move(input), options_.device);
+        detail::begin_training_batch(ctx, std::move(input), this->options_.device);
       }
       detail::fire_in_range<points::on_pre_step>(this->hooks_, ctx);
       if (!ctx.skip_batch) {
@@ -177,7 +252,8 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
       } else if (last && pending > 0) {
         // the last update, for batches before the skipped one
         const detail::step_range phase(range_kind::phase, "optimizer step");
-        detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/false);
+        detail::training_update(ctx, this->scaler_, *this->optimizer_, this->optimizer_steps_,
+                                /*unscaled=*/false);
         pending = 0;
       }
       this->progress_.set_gradients_pending(pending > 0);
@@ -186,64 +262,14 @@ class TrainingEpochRunner : public runner_base<TrainingEpochRunner<Hooks...>, Ho
     return this->finish_epoch(ctx, batches);
   }
 
-  torch::optim::Optimizer& optimizer() { return *optimizer_; }
-  /// For the Trainer: the optimiser, saved in checkpoints as the section "optimizer".
-  std::vector<named_optimizer> named_optimizers() { return {{"optimizer", optimizer_}}; }
-  GradScaler& scaler() { return scaler_; }
-  const training_options& options() const { return options_; }
-  /// Optimiser updates taken so far (whole run; skipped ones not counted): what the Trainer
-  /// steps a per-update scheduler by.
-  std::int64_t optimizer_steps() const { return optimizer_steps_; }
-
-  /// Counters and scaler, for checkpoints (the optimiser is saved by the trainer).
-  hookforge::state_map state_dict() const {
-    hookforge::state_map state{{"global_step", this->global_step_},
-                               {"optimizer_steps", optimizer_steps_}};
-    nest_state(state, "scaler", scaler_.state_dict());
-    return state;
-  }
-  void load_state_dict(const hookforge::state_map& state) {
-    this->global_step_ = state.at("global_step").toInt();
-    optimizer_steps_ = state.at("optimizer_steps").toInt();
-    scaler_.load_state_dict(nested_state(state, "scaler"));
-  }
-
  private:
   template <class Model, class C>
   void train_batch(Model& model, C& criterion, Ctx& ctx, std::int64_t pending, bool last) {
-    {
-      // One autocast region for forward, the hooks that add extra losses and the loss, as
-      // in PyTorch: an extra term computed on the (lower-precision) output trains as the
-      // criterion's own terms do. Backward runs outside it.
-      autocast_guard autocast(options_.device, options_.mixed_precision);
-      {
-        const detail::step_range phase(range_kind::phase, "forward");
-        forward_into(model, ctx.entry);
-        for (auto& post : options_.postprocessors) post(ctx.entry);
-      }
-      detail::fire_in_range<points::on_post_forward>(this->hooks_, ctx);
-      const detail::step_range phase(range_kind::phase, "loss");
-      ctx.losses = evaluate_criterion(criterion, ctx.entry);
-      detail::training_loss(ctx);
-    }
-    {
-      const detail::step_range phase(range_kind::phase, "backward");
-      detail::training_backward(ctx, scaler_, *optimizer_, options_.gradient_accumulation_steps,
-                                pending, last);
-    }
-    detail::fire_in_range<points::on_post_backward>(this->hooks_, ctx);
-    if (ctx.optimizer_step_due) {
-      const detail::step_range phase(range_kind::phase, "optimizer step");
-      detail::training_update(ctx, scaler_, *optimizer_, optimizer_steps_, /*unscaled=*/true);
-    }
+    detail::forward_to_update(this->hooks_, model, criterion, ctx, this->options_, this->scaler_,
+                              *this->optimizer_, this->optimizer_steps_, pending, last);
     const detail::step_range phase(range_kind::phase, "scores");
-    detail::training_scores(ctx, options_.metrics, runner_name);
+    detail::training_scores(ctx, this->options_.metrics, runner_name);
   }
-
-  torch::optim::Optimizer* optimizer_;
-  training_options options_;
-  GradScaler scaler_;
-  std::int64_t optimizer_steps_ = 0;
 };
 
 template <class... Hooks>
