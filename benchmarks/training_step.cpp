@@ -27,6 +27,7 @@
 
 #include "hookforge/hooks/default_hooks.hpp"
 #include "hookforge/torch.hpp"
+#include "mlp.hpp"
 
 namespace {
 
@@ -34,15 +35,7 @@ namespace pts = hookforge::points;
 using hookforge::Entry;
 constexpr int kBatches = 64;
 
-struct MlpImpl : torch::nn::Module {
-  MlpImpl()
-      : fc1(register_module("fc1", torch::nn::Linear(64, 64))),
-        fc2(register_module("fc2", torch::nn::Linear(64, 1))) {}
-  torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
-  torch::Tensor forward(const Entry& e) { return forward(e.at("input")); }
-  torch::nn::Linear fc1, fc2;
-};
-TORCH_MODULE(Mlp);
+using bench::Mlp;
 
 std::vector<Entry> data() {
   torch::manual_seed(0);

@@ -3,8 +3,10 @@
 # LibTorch's headers and CMake config, CMake and ninja, but no Debian packages and no
 # network. Builds hookforge against that LibTorch, runs the `cuda` tests, the default
 # super-resolution run, the same run for one epoch under SyncAudit (--audit-syncs: which hook
-# makes the host wait for the GPU) and a short GAN run on cuda, and writes a report; at most
-# 8 minutes.
+# makes the host wait for the GPU) and a short GAN run on cuda, then times the training
+# step with CUDA events (benchmarks/gpu_step.cpp: the plain LibTorch loop, TrainingEpochRunner
+# and CudaGraphTrainingRunner with default_hooks; benchmarks/gpu_step.py: the same in plain
+# PyTorch and Lightning), and writes a report; at most 8 minutes.
 #
 #   here:           ./scripts/gpu_deps.sh     (build-gpu-deps/: the Debian packages, extracted)
 #   on the machine: ./scripts/gpu_check.sh [OUT]   (OUT: $OUT or gpu-report)
@@ -52,14 +54,17 @@ step() {  # step NAME LIMIT_S COMMAND...: runs it with a time limit, logs to OUT
 
 step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_PREFIX_PATH=$torch_prefix;$deps/usr" -DHOOKFORGE_DISTRIBUTED_NCCL=ON \
-  -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=OFF
-step build 300 cmake --build "$build" -j "$jobs" --target hookforge_torch_tests hookforge-run
+  -DHOOKFORGE_BUILD_EXAMPLES=OFF -DHOOKFORGE_BUILD_BENCHMARKS=ON
+step build 300 cmake --build "$build" -j "$jobs" --target hookforge_torch_tests hookforge-run \
+  hookforge_gpu_step
 step cuda-tests 120 ctest --test-dir "$build" -L cuda -j 4 --output-on-failure
 step default-run 150 "$build/hookforge-run" --device cuda --output "$out/default"
 step sync-audit 60 "$build/hookforge-run" --device cuda --output "$out/audit" --audit-syncs \
   --set trainer.params.epochs=1
 step gan-run 60 "$build/hookforge-run" configs/gan_sr.yaml --device cuda --output "$out/gan" \
   --set trainer.params.epochs=1 --set data.train.params.count=256 --set data.val.params.count=64
+step gpu-step 120 "$build/benchmarks/hookforge_gpu_step" --device cuda --rounds 10
+step gpu-step-python 120 "$python" benchmarks/gpu_step.py --device cuda --rounds 10
 
 {
   echo
@@ -72,6 +77,9 @@ step gan-run 60 "$build/hookforge-run" configs/gan_sr.yaml --device cuda --outpu
   sed -n '/^sync audit:/,/^final:/p' "$out/sync-audit.log" | grep -v '^final:' | sed 's/^/    /'
   echo
   echo "GAN run on cuda: $(tail -1 "$out/gan-run.log")"
+  echo
+  echo "the training step, timed with CUDA events (hookforge_gpu_step, then gpu_step.py):"
+  grep -E '^(\||MLP|ESPCN|\()' "$out/gpu-step.log" "$out/gpu-step-python.log" | sed 's/^[^:]*://'
   echo
   echo "total: $((SECONDS - start)) s"
 } >>"$report"
