@@ -81,24 +81,21 @@ class EpochClock {
   torch::Device device_;
 };
 
+#if HOOKFORGE_HAS_CUDA
 /// Counts c10's "synchronizing CUDA operation" warnings while it lives, with the sync-debug
-/// mode at "warn" (CUDA only; nothing on the CPU).
+/// mode at "warn" (on a CUDA device; nothing elsewhere).
 class SyncCounter : public c10::WarningHandler {
  public:
   explicit SyncCounter(torch::Device device) : on_(device.is_cuda()) {
-#if HOOKFORGE_HAS_CUDA
     if (!on_) return;
     previous_ = c10::WarningUtils::get_warning_handler();
     c10::WarningUtils::set_warning_handler(this);
     c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
-#endif
   }
   ~SyncCounter() override {
-#if HOOKFORGE_HAS_CUDA
     if (!on_) return;
     c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
     c10::WarningUtils::set_warning_handler(previous_);
-#endif
   }
   void process(const c10::Warning& warning) override {
     if (warning.msg().find("synchroniz") != std::string::npos) ++count;
@@ -109,6 +106,14 @@ class SyncCounter : public c10::WarningHandler {
   bool on_;
   c10::WarningHandler* previous_ = nullptr;
 };
+#else
+/// A LibTorch without CUDA has no sync-debug mode (and 1.13's warning handler another
+/// signature): nothing to count.
+struct SyncCounter {
+  explicit SyncCounter(torch::Device) {}
+  std::int64_t count = 0;
+};
+#endif
 
 /// One variant of one model: a name and an epoch over the model's batches.
 struct Variant {
