@@ -2,6 +2,7 @@
 // points, bindings, batch fields, checks, static dispatch, wrappers, runtime hooks, binding tables.
 #pragma once
 
+#include "hookforge/core/batch_stages.hpp"
 #include "hookforge/core/binding.hpp"
 #include "hookforge/core/binding_table.hpp"
 #include "hookforge/core/checks.hpp"  // first included here: keeps its "included from" chain short
@@ -17,6 +18,7 @@
 #include "hookforge/core/runtime/any_hook.hpp"
 #include "hookforge/core/runtime/attach_policy.hpp"
 #include "hookforge/core/runtime/closest_names.hpp"
+#include "hookforge/core/runtime/field_flow.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/core/wrappers/filter.hpp"

@@ -52,7 +52,8 @@ struct runtime_row {
   std::string hook;
   std::string method;
   int priority;
-  std::string fields{};  ///< as static_row's
+  std::string fields{};                             ///< as static_row's
+  std::vector<std::string_view> reads{}, writes{};  ///< the same as names (fields.hpp)
 };
 
 /// Appends `point`'s rows: the static handlers `fixed` in firing order, with the runtime

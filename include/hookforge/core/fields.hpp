@@ -31,6 +31,7 @@
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -227,6 +228,35 @@ std::vector<handler_fields> field_use_of() {
     }
   }
   return out;
+}
+
+/// What H's handler `method` declares (empty reads and writes when nothing).
+template <class H>
+handler_fields fields_of_handler(std::string_view method) {
+  for (auto& entry : field_use_of<H>())
+    if (entry.method == method) return entry;
+  return {method, {}, {}};
+}
+
+/// One handler's declared fields at one point it is bound to: what a runner's
+/// hooks().field_uses() lists for the checks made at run time (core/runtime/field_flow.hpp).
+struct bound_fields {
+  std::string_view point;
+  std::string hook, method;
+  std::vector<std::string_view> reads, writes;
+};
+
+/// Appends H's handlers that declare fields, once per point each is bound to (`hook`: the
+/// name to show for it).
+template <class H>
+void append_bound_fields(std::vector<bound_fields>& out, std::string_view hook) {
+  if constexpr (declares_fields_v<H>) {
+    const auto uses = field_use_of<H>();
+    for (const auto& [method, point] : list_bindings<H>())
+      for (const auto& use : uses)
+        if (use.method == method)
+          out.push_back({point, std::string(hook), std::string(method), use.reads, use.writes});
+  }
 }
 
 namespace detail {

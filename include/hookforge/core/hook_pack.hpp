@@ -350,6 +350,15 @@ class hook_pack {
     return rows;
   }
 
+  /// The handlers that declare batch fields (fields.hpp), static and runtime, once per point
+  /// each is bound to: what the checks made before training follow (core/runtime/field_flow.hpp).
+  std::vector<bound_fields> field_uses() const {
+    std::vector<bound_fields> out;
+    (append_static_fields<Hooks>(out), ...);
+    if constexpr (takes_runtime_hooks) runtime().append_bound_fields(out, points_of<Runner>::names);
+    return out;
+  }
+
   /// `table()` rendered for people, headed by the runner's name.
   std::string format_table() const {
     auto rows = table();
@@ -414,6 +423,11 @@ class hook_pack {
                           runtime_index);
     else
       detail::append_rows(rows, P::name, fixed, {}, runtime_index);
+  }
+
+  template <class H>
+  static void append_static_fields(std::vector<bound_fields>& out) {
+    if constexpr (!std::is_same_v<H, runtime_hooks>) append_bound_fields<H>(out, hook_name<H>());
   }
 
   template <class H>

@@ -59,8 +59,9 @@ struct point_call {
 struct erased_handler {
   std::string method;
   std::vector<std::string> points;
-  std::string fields;  ///< what it reads and writes, as a binding table shows it (fields.hpp)
-  erased_call call;    ///< with the context alone; null when the handler cannot be called so
+  std::string fields;       ///< what it reads and writes, as a binding table shows it (fields.hpp)
+  handler_fields declared;  ///< the same as names
+  erased_call call;         ///< with the context alone; null when the handler cannot be called so
   /// Empty unless the handler takes the point tag: then one per point it may be told.
   std::vector<point_call> point_calls;
 
@@ -224,6 +225,7 @@ class any_hook {
          detail::erased_handler{std::string(B::method),
                                 {B::points::names.begin(), B::points::names.end()},
                                 std::string(detail::handler_fields_text<H, B::method_name>()),
+                                fields_of_handler<H>(B::method),
                                 detail::caller_for<H, typename B::invoker, Ctx>(),
                                 detail::point_calls_for<H, typename B::invoker, Ctx>(
                                     typename B::points{}, points::builtin{})}),

@@ -31,6 +31,7 @@
 #include <fmt/core.h>
 
 #include "hookforge/core/binding_table.hpp"
+#include "hookforge/core/fields.hpp"
 #include "hookforge/core/order.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/any_hook.hpp"
@@ -225,6 +226,15 @@ class runtime_hooks {
     if (point >= described_.size()) return {};
     return described_[point];
   }
+  /// Appends the handlers that declare fields, once per point they are bound to (`points`:
+  /// the runner's, by number).
+  void append_bound_fields(std::vector<bound_fields>& out,
+                           std::span<const std::string_view> points) const {
+    for (std::size_t p = 0; p < described_.size() && p < points.size(); ++p)
+      for (const auto& d : described_[p])
+        if (!d.reads.empty() || !d.writes.empty())
+          out.push_back({points[p], d.hook, d.method, d.reads, d.writes});
+  }
   std::span<const runtime_state> states() const { return states_; }
   std::span<const runtime_counts> counted() const { return counted_; }
 
@@ -267,7 +277,8 @@ class runtime_hooks {
       priorities.insert(priorities.begin() + index, hook.priority);
       handlers_[point].insert(handlers_[point].begin() + index, handler{call, hook.object.get()});
       described_[point].insert(described_[point].begin() + index,
-                               description{hook.type_name, h->method, hook.priority, h->fields});
+                               description{hook.type_name, h->method, hook.priority, h->fields,
+                                           h->declared.reads, h->declared.writes});
     }
     owned_.push_back(hook.object);
     if (hook.save_state)
