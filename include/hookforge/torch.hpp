@@ -13,6 +13,7 @@
 #include "hookforge/torch/data/dataset.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/example_dataset.hpp"
+#include "hookforge/torch/data/fields_of.hpp"
 #include "hookforge/torch/data/host_read.hpp"
 #include "hookforge/torch/data/loader.hpp"
 #include "hookforge/torch/data/model.hpp"

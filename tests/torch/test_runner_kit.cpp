@@ -40,6 +40,9 @@ class NoisyInputRunner : public hookforge::runner_base<NoisyInputRunner<Hooks...
  public:
   using hook_points =
       hookforge::point_list<on_epoch_start, on_pre_step, on_post_loss, on_post_step, on_epoch_end>;
+  // What the batch holds where: Trainer::fit() checks its hooks' batch fields against it.
+  using batch_stages = hookforge::batch_stages<hookforge::loaded_at<on_pre_step>,
+                                               hookforge::output_at<on_post_loss, on_post_step>>;
   using Ctx = NoisyContext;
 
   NoisyInputRunner(torch::optim::Optimizer& optimizer, Hooks... hooks)

@@ -35,6 +35,7 @@
 #include "hookforge/run/machine.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/torch/data/entry.hpp"
+#include "hookforge/torch/data/fields_of.hpp"
 #include "hookforge/torch/io/pretrained.hpp"
 #include "hookforge/torch/models/freeze.hpp"
 
@@ -104,12 +105,7 @@ class module_model final : public Model {
   /// "output" for a forward returning a Tensor; an Entry's fields where the module says
   /// them (`output_fields()`).
   std::optional<std::vector<std::string>> output_fields() const override {
-    using returned = decltype(std::declval<Holder&>()->forward(std::declval<const Entry&>()));
-    if constexpr (std::is_same_v<std::remove_cvref_t<returned>, torch::Tensor>)
-      return std::vector<std::string>{"output"};
-    else if constexpr (requires { net_->output_fields(); })
-      return std::vector<std::string>(net_->output_fields());
-    return std::nullopt;
+    return output_fields_of(net_);
   }
   Holder& net() { return net_; }
 

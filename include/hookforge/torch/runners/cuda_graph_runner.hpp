@@ -34,6 +34,7 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "hookforge/core/batch_stages.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/grad_scaler.hpp"
@@ -58,6 +59,9 @@ class CudaGraphTrainingRunner
   using hook_points =
       point_list<points::on_epoch_start, points::on_pre_step, points::on_post_forward,
                  points::on_post_backward, points::on_post_step, points::on_epoch_end>;
+  using batch_stages = hookforge::batch_stages<
+      loaded_at<points::on_pre_step>,
+      output_at<points::on_post_forward, points::on_post_backward, points::on_post_step>>;
   using captured_points = point_list<points::on_post_forward, points::on_post_backward>;
   using Ctx = TrainingContext;
   static constexpr std::string_view runner_name = "CudaGraphTrainingRunner";

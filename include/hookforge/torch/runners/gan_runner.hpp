@@ -52,6 +52,7 @@
 #include <torch/utils.h>
 
 #include "hookforge/core/build_mode.hpp"
+#include "hookforge/core/batch_stages.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -254,6 +255,14 @@ class GANTrainingRunner {
                  points::on_post_d_forward, points::on_post_d_backward, points::on_pre_g_forward,
                  points::on_post_g_forward, points::on_post_g_backward, points::on_post_step,
                  points::on_epoch_end>;
+  // Before a phase's forward the batch is as loaded (the D phase may have run G already, but
+  // a step need not run it); each phase's forward adds what its losses read.
+  using batch_stages = hookforge::batch_stages<
+      loaded_at<points::on_pre_step, points::on_pre_d_forward, points::on_pre_g_forward>,
+      adds_at<points::on_post_d_forward, "fake", "d_real", "d_fake">,
+      adds_at<points::on_post_d_backward, "fake", "d_real", "d_fake">,
+      adds_at<points::on_post_g_forward, "fake", "d_fake_for_g">,
+      adds_at<points::on_post_g_backward, "fake", "d_fake_for_g">, output_at<points::on_post_step>>;
   using Ctx = GANContext;
   static constexpr std::string_view runner_name = "GANTrainingRunner";
 

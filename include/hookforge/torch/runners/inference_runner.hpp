@@ -22,6 +22,7 @@
 #include <torch/utils.h>
 
 #include "hookforge/core/build_mode.hpp"
+#include "hookforge/core/batch_stages.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -82,6 +83,7 @@ class inference_loop : public runner_base<Runner, Hooks...> {
  public:
   using hook_points =
       point_list<points::on_epoch_start, points::on_post_step, points::on_epoch_end>;
+  using batch_stages = hookforge::batch_stages<output_at<points::on_post_step>>;
   using Ctx = InferenceContext;
 
   explicit inference_loop(inference_options options, Hooks... hooks)

@@ -60,7 +60,8 @@
 // This header is the loop (the Trainer class) and the one to include; it brings its
 // pieces: trainer_types.hpp (trainer_options, TrainerContext, fit_result, ...),
 // trainer_bookkeeping.hpp (the context, learning rates, scheduler step and stop condition
-// shared by every validation and epoch's end), trainer_plan.hpp (the planned epochs, the
+// shared by every validation and epoch's end), trainer_fields.hpp (the batch fields the hooks
+// read, checked before training), trainer_plan.hpp (the planned epochs, the
 // scheduler's length, fit()'s start and each epoch's), trainer_validation.hpp (validations
 // at epochs' ends and between batches), trainer_checkpoint.hpp (the checkpoint's section
 // table and what it gathers), trainer_save_load.hpp (writing and loading a checkpoint) and
@@ -209,9 +210,10 @@ class Trainer : private detail::trainer_actions {
     if constexpr (validates)
       check::trainer_runner_runs_epoch<ValRunner, "validation runner", validation_model_t, VL, VC,
                                        validates_ok>();
-    if constexpr (runners_ok && trains && validates_ok)
+    if constexpr (runners_ok && trains && validates_ok) {
+      check_batch_fields(train_loader, val_loader);
       return run_fit(train_loader, val_loader, train_criterion, val_criterion);
-    else
+    } else
       return {};
   }
 
@@ -228,6 +230,12 @@ class Trainer : private detail::trainer_actions {
   template <class TrainLoader, class ValLoader, class TrainC, class ValC>
   fit_result run_fit(TrainLoader& train_loader, ValLoader& val_loader, TrainC& train_criterion,
                      ValC& val_criterion);
+
+  /// Each runner's hooks read batch fields their batch has, where the loaders' datasets and
+  /// the model say their fields; std::invalid_argument naming the first that does not
+  /// (trainer_fields.hpp).
+  template <class TrainLoader, class ValLoader>
+  void check_batch_fields(const TrainLoader& train_loader, const ValLoader& val_loader);
 
   /// on_training_failed, with `error`.
   void training_failed(std::string error);
@@ -456,6 +464,7 @@ Trainer(Model&, TrainRunner&, no_validation, trainer_options, Hooks...)
 }  // namespace hookforge
 
 // The members defined out of the class, by what they do.
+#include "hookforge/torch/runners/trainer_fields.hpp"
 #include "hookforge/torch/runners/trainer_fit.hpp"
 #include "hookforge/torch/runners/trainer_mid_epoch.hpp"
 #include "hookforge/torch/runners/trainer_plan.hpp"

@@ -30,6 +30,7 @@
 #include <torch/types.h>
 
 #include "hookforge/core/build_mode.hpp"
+#include "hookforge/core/batch_stages.hpp"
 #include "hookforge/core/hook_pack.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/torch/amp/autocast.hpp"
@@ -217,6 +218,9 @@ class TrainingEpochRunner
   using hook_points =
       point_list<points::on_epoch_start, points::on_pre_step, points::on_post_forward,
                  points::on_post_backward, points::on_post_step, points::on_epoch_end>;
+  using batch_stages = hookforge::batch_stages<
+      loaded_at<points::on_pre_step>,
+      output_at<points::on_post_forward, points::on_post_backward, points::on_post_step>>;
   using Ctx = TrainingContext;
   static constexpr std::string_view runner_name = "TrainingEpochRunner";
 
