@@ -48,6 +48,10 @@ class NoisyInputRunner
  public:
   using hook_points = hookforge::point_list<pts::on_epoch_start, pts::on_pre_step,
                                             pts::on_post_step, pts::on_epoch_end>;
+  // What its batch holds where, for the field checks before training (docs/concepts.md):
+  // at on_pre_step as loaded, at on_post_step with the model's output.
+  using batch_stages = hookforge::batch_stages<hookforge::loaded_at<pts::on_pre_step>,
+                                               hookforge::output_at<pts::on_post_step>>;
   using Ctx = NoisyContext;
   static constexpr std::string_view runner_name = "NoisyInputRunner";
 

@@ -145,12 +145,15 @@ HOOKFORGE_REGISTER_AS(loss, "WeightedSum", run::weighted_sum_loss,
                       cfg::arg<std::vector<run::weighted_term_config>>("terms"));
 HOOKFORGE_REGISTER_AS(loss, "GANDiscriminatorLoss", run::criterion_loss<GANDiscriminatorLoss>,
                       cfg::options<gan_discriminator_loss_options>(
-                          cfg::field("real_field", &gan_discriminator_loss_options::real_field),
-                          cfg::field("fake_field", &gan_discriminator_loss_options::fake_field)));
-HOOKFORGE_REGISTER_AS(loss, "GANGeneratorLoss", run::criterion_loss<GANGeneratorLoss>,
-                      cfg::options<gan_generator_loss_options>(
-                          cfg::field("fake_field", &gan_generator_loss_options::fake_field),
-                          cfg::field("weight", &gan_generator_loss_options::weight)));
+                          cfg::field("real_field", &gan_discriminator_loss_options::real_field)
+                              .naming(run::d_loss_field),
+                          cfg::field("fake_field", &gan_discriminator_loss_options::fake_field)
+                              .naming(run::d_loss_field)));
+HOOKFORGE_REGISTER_AS(
+    loss, "GANGeneratorLoss", run::criterion_loss<GANGeneratorLoss>,
+    cfg::options<gan_generator_loss_options>(
+        cfg::field("fake_field", &gan_generator_loss_options::fake_field).naming(run::g_loss_field),
+        cfg::field("weight", &gan_generator_loss_options::weight)));
 
 // --- metrics ---------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 // that do not say their fields, and a model output nothing reads.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hookforge/run.hpp"  // torch before Catch: glog defines CHECK too
@@ -101,6 +102,15 @@ TEST_CASE("the base run's fields are followed through both phases", "[run][field
   CHECK(c.report.unverified.empty());
   CHECK(c.report.format().find("training:   input, target + the model's output") !=
         std::string::npos);
+  // The fields at each point that carries a batch, by the runner's batch_stages.
+  using at_point = std::pair<std::string, std::vector<std::string>>;
+  const std::vector<std::string> with_output{"input", "target", "output"};
+  CHECK(c.report.phases[0].at_points == std::vector<at_point>{{"on_pre_step", {"input", "target"}},
+                                                              {"on_post_forward", with_output},
+                                                              {"on_post_backward", with_output},
+                                                              {"on_post_step", with_output}});
+  CHECK(c.report.phases[1].at_points == std::vector<at_point>{{"on_post_step", with_output}});
+  CHECK_THAT(c.report.format(), Catch::Contains("    on_pre_step                input, target\n"));
 }
 
 TEST_CASE("a metric's misspelled field is an error at its key, with the closest names",

@@ -136,6 +136,8 @@ class any_dataset {
   Entry get(std::size_t index) const { return data_->get(index); }
   Entry get(std::size_t index, std::int64_t epoch) const { return data_->sample(index, epoch); }
   const Dataset& underlying() const { return *data_; }
+  /// The fields its samples have, where the class says them (the checks before training).
+  std::optional<std::vector<std::string>> field_names() const { return data_->fields(); }
 
  private:
   std::shared_ptr<const Dataset> data_;

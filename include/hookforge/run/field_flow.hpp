@@ -13,12 +13,15 @@
 //     loaded_field            read before the model runs (a model's input_field, EdgeEnhancedInput)
 //     batch_field             read once the model's output is merged in (losses, metrics, hooks)
 //     validation_batch_field  the same, read in validation only (TensorBoardLogger's images)
+//     d_loss_field, g_loss_field  read by a GAN runner's D (G) loss, after on_post_d_forward
+//                             (on_post_g_forward), where the runner has added what it adds
 //     A default the config leaves out counts as written at its entry;
 //   - a hook class, the fields each handler reads and writes (core/fields.hpp), noted by the
-//     config layer with the points the handler is bound to (config/hooks.hpp): at on_pre_step
-//     the batch is as loaded (plus what hooks wrote there), at the post-forward points it
-//     holds the model's output (plus what any hook of the phase writes), and epoch and trainer
-//     points have no batch.
+//     config layer with the points the handler is bound to (config/hooks.hpp);
+//   - the phase's runner, what its batch holds at each point (its batch_stages,
+//     core/batch_stages.hpp): as loaded, or with the model's output and what the runner adds.
+// The batch at a point follows core/runtime/field_flow.hpp's rule, the one the Trainer's own
+// check before training follows.
 //
 // A value belongs to the phases whose components reach it in the config (training:
 // the trainer's train_loader, training_runner, model and loss; validation: val_loader,
@@ -31,6 +34,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,7 +45,8 @@
 #include "hookforge/config/builder.hpp"
 #include "hookforge/config/error.hpp"
 #include "hookforge/config/hooks.hpp"
-#include "hookforge/core/runtime/closest_names.hpp"
+#include "hookforge/core/batch_stages.hpp"
+#include "hookforge/core/runtime/field_flow.hpp"
 #include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/run/dataset.hpp"
@@ -53,12 +58,17 @@ namespace hookforge::run {
 inline constexpr std::string_view loaded_field = "a field of the batch as loaded";
 inline constexpr std::string_view batch_field = "a field of the batch";
 inline constexpr std::string_view validation_batch_field = "a field of the validation batch";
+/// Read by a GAN runner's losses: D's after on_post_d_forward, G's after on_post_g_forward.
+inline constexpr std::string_view d_loss_field = "a field of the batch D's loss reads";
+inline constexpr std::string_view g_loss_field = "a field of the batch G's loss reads";
 
 /// One phase's batch: what its dataset gives and what the model adds (nullopt: not said).
 struct phase_fields {
   std::string name;  ///< "training", "validation"
   std::optional<std::vector<std::string>> loaded;
   std::optional<std::vector<std::string>> added;
+  /// The fields at each of the runner's points that carry a batch, where they are known.
+  std::vector<std::pair<std::string, std::vector<std::string>>> at_points{};
 };
 
 /// What check_batch_fields found, for hookforge-run --check.
@@ -114,41 +124,45 @@ inline bool reached(const std::set<std::string>& keys, const config::named_refer
   return !r.written && params != std::string::npos && keys.contains(r.key.substr(0, params));
 }
 
-inline bool has(const std::vector<std::string>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+/// A hook's reference (a field its handler reads or writes) as the flow rule sees it: one
+/// per point it is bound to.
+inline std::vector<bound_fields> handler_uses(
+    const std::vector<const config::named_reference*>& refs) {
+  std::vector<bound_fields> out;
+  for (const auto* r : refs) {
+    const bool reads = r->what == config::handler_reads_field;
+    if (!reads && r->what != config::handler_writes_field) continue;
+    for (const auto& p : r->points) {
+      out.push_back({p, r->reader, {}, {}, {}});
+      (reads ? out.back().reads : out.back().writes).push_back(r->name);
+    }
+  }
+  return out;
 }
 
-/// When a point's batch is at hand: before the model's forward (its fields as loaded), after
-/// it (the model's output merged in), or not at all (epoch and trainer points).
-enum class batch_stage { none, loaded, output };
-inline batch_stage stage_at(std::string_view point) {
-  if (point == "on_pre_step" || point == "on_pre_g_forward") return batch_stage::loaded;
-  for (std::string_view p :
-       {"on_post_forward", "on_post_backward", "on_post_step", "on_pre_d_forward",
-        "on_post_d_forward", "on_post_d_backward", "on_post_g_forward", "on_post_g_backward"})
-    if (point == p) return batch_stage::output;
-  return batch_stage::none;
-}
-
-/// Where reference `r` reads its field in phase `phase`: (stage, point; "" for an option).
-inline std::vector<std::pair<batch_stage, std::string>> reads_of(const config::named_reference& r,
-                                                                 std::string_view phase) {
-  if (r.what == loaded_field) return {{batch_stage::loaded, ""}};
+/// Where reference `r` reads its field in phase `phase`: (the fields there, point; "" for an
+/// option, read at a stage). A point without a batch is left out.
+inline std::vector<std::pair<std::optional<std::vector<std::string>>, std::string>> reads_of(
+    const config::named_reference& r, std::string_view phase, const batch_flow& flow) {
+  if (r.what == loaded_field) return {{flow.at_stage(batch_stage::loaded), ""}};
   if (r.what == batch_field || (r.what == validation_batch_field && phase == "validation"))
-    return {{batch_stage::output, ""}};
-  std::vector<std::pair<batch_stage, std::string>> out;
+    return {{flow.at_stage(batch_stage::output), ""}};
+  std::vector<std::pair<std::optional<std::vector<std::string>>, std::string>> out;
+  if (r.what == d_loss_field || r.what == g_loss_field) {
+    const std::string point = r.what == d_loss_field ? "on_post_d_forward" : "on_post_g_forward";
+    if (flow.stage_at(point) != batch_stage::none) out.emplace_back(flow.at(point), point);
+  }
   if (r.what == config::handler_reads_field)
     for (const auto& p : r.points)
-      if (auto s = stage_at(p); s != batch_stage::none) out.emplace_back(s, p);
+      if (flow.stage_at(p) != batch_stage::none) out.emplace_back(flow.at(p), p);
   return out;
 }
 
 /// The config_error for `r`, which reads at `point` a field `present` lacks.
-inline config::config_error missing_field(const config::named_reference& r, std::string_view batch,
-                                          std::string_view point,
-                                          const std::vector<std::string>& present) {
-  const std::vector<std::string_view> candidates(present.begin(), present.end());
-  const auto closest = hookforge::closest_names(r.name, candidates).first;
+inline config::config_error missing_field_error(const config::named_reference& r,
+                                                std::string_view batch, std::string_view point,
+                                                const std::vector<std::string>& present) {
+  const auto closest = closest_fields(r.name, present);
   const auto got = !r.reader.empty() ? fmt::format("'{}', which {} reads", r.name, r.reader)
                    : r.written       ? fmt::format("'{}'", r.name)
                                : fmt::format("'{}' (its default: the entry leaves it out)", r.name);
@@ -160,69 +174,55 @@ inline config::config_error missing_field(const config::named_reference& r, std:
       got, closest.empty() ? std::string() : "closest: " + hookforge::join_names(closest, ", "));
 }
 
-/// A phase's batch at each stage, as far as its parts say (nullopt: not said).
-struct stage_fields {
-  std::optional<std::vector<std::string>> loaded, output;
-};
-
-/// The fields of `f` at each stage, with what the phase's hooks write (`refs` reached).
-inline stage_fields fields_by_stage(const phase_fields& f,
-                                    const std::vector<const config::named_reference*>& refs) {
-  std::vector<std::string> early, late;  // written before the forward; written at all
-  for (const auto* r : refs)
-    if (r->what == config::handler_writes_field)
-      for (const auto& p : r->points) {
-        const auto s = stage_at(p);
-        if (s == batch_stage::loaded) early.push_back(r->name);
-        if (s != batch_stage::none) late.push_back(r->name);
-      }
-  stage_fields out;
-  if (f.loaded) {
-    out.loaded = *f.loaded;
-    out.loaded->insert(out.loaded->end(), early.begin(), early.end());
-    if (f.added) {
-      out.output = *f.loaded;
-      out.output->insert(out.output->end(), f.added->begin(), f.added->end());
-      out.output->insert(out.output->end(), late.begin(), late.end());
-    }
-  }
-  return out;
-}
-
 }  // namespace detail
 
-/// The inputs of one phase: its name, the trainer params it starts from, its dataset and model.
+/// The inputs of one phase: its name, the trainer params it starts from, its dataset and model,
+/// and its runner: its name and what its batch holds where (core/batch_stages.hpp).
 struct phase_inputs {
   std::string name;
   std::vector<std::string_view> roots;  ///< keys under the trainer's params ("val_loaders.set5")
   const Dataset* data = nullptr;        ///< null: the phase does not run
   const Model* model = nullptr;
+  std::string_view runner{};
+  std::span<const point_batch> stages{};  ///< empty: the runner does not say
 };
 
 namespace detail {
 
+/// Why a read in `f`'s phase could not be verified.
+inline std::string unverified_why(const phase_fields& f, const phase_inputs& phase,
+                                  const config::named_reference& r) {
+  if (phase.stages.empty() && !r.points.empty())
+    return fmt::format("{} does not say what its batch holds where", phase.runner);
+  return fmt::format("{} does not say its fields",
+                     f.loaded ? "the model" : fmt::format("the {} dataset", f.name));
+}
+
 /// Checks one phase's references (see check_batch_fields); returns the names they read.
-inline std::set<std::string> check_phase(const phase_fields& f,
+inline std::set<std::string> check_phase(const phase_fields& f, const phase_inputs& phase,
+                                         const batch_flow& flow,
                                          const std::vector<const config::named_reference*>& refs,
                                          field_report& report) {
-  const auto present = fields_by_stage(f, refs);
   std::set<std::string> read;
-  for (const auto* r : refs)
-    for (const auto& [stage, point] : reads_of(*r, f.name)) {
+  for (const auto* r : refs) {
+    const auto reads = reads_of(*r, f.name, flow);
+    if (reads.empty() && phase.stages.empty() && r->what == config::handler_reads_field)
+      report.unverified.push_back(
+          fmt::format("{}: '{}' ({})", r->key, r->name, unverified_why(f, phase, *r)));
+    for (const auto& [present, point] : reads) {
       read.insert(r->name);
-      const auto& have = stage == batch_stage::loaded ? present.loaded : present.output;
-      if (have && has(*have, r->name)) {
-        ++report.checked;
-      } else if (have) {
-        throw missing_field(*r, f.name, point, *have);
-      } else if (present.loaded && has(*present.loaded, r->name)) {
-        ++report.checked;  // there from the start, whatever the model adds
-      } else {
-        report.unverified.push_back(
-            fmt::format("{}: '{}' ({} does not say its fields)", r->key, r->name,
-                        f.loaded ? "the model" : fmt::format("the {} dataset", f.name)));
+      switch (flow.verdict(r->name, present)) {
+        case field_verdict::found:
+          ++report.checked;
+          break;
+        case field_verdict::missing:
+          throw missing_field_error(*r, f.name, point, *present);
+        case field_verdict::unverified:
+          report.unverified.push_back(
+              fmt::format("{}: '{}' ({})", r->key, r->name, unverified_why(f, phase, *r)));
       }
     }
+  }
   return read;
 }
 
@@ -242,7 +242,11 @@ inline field_report check_batch_fields(const config::builder& b, const config::v
     std::vector<const config::named_reference*> refs;
     for (const auto& r : b.named_references())
       if (detail::reached(keys, r)) refs.push_back(&r);
-    const auto read = detail::check_phase(f, refs, report);
+    const auto handlers = detail::handler_uses(refs);
+    const batch_flow flow(phase.stages, {f.loaded, f.added}, handlers);
+    const auto read = detail::check_phase(f, phase, flow, refs, report);
+    for (const auto& s : phase.stages)
+      if (auto at = flow.at(s.point)) f.at_points.emplace_back(s.point, std::move(*at));
     if (f.added)
       for (const auto& out : *f.added)
         if (!read.contains(out)) {
@@ -268,9 +272,12 @@ inline std::string field_report::format() const {
              : std::string("not said");
   };
   std::string out = "batch fields:\n";
-  for (const auto& p : phases)
+  for (const auto& p : phases) {
     out += fmt::format("  {:<11} {} + the model's {}\n", p.name + ":", names(p.loaded),
                        names(p.added));
+    for (const auto& [point, fields] : p.at_points)
+      out += fmt::format("    {:<26} {}\n", point, hookforge::join_names(fields, ", "));
+  }
   out += fmt::format("  {} field name{} read and found", checked, checked == 1 ? "" : "s");
   if (unverified.empty()) return out + "; not verified: none\n";
   out += fmt::format("; not verified: {}\n", unverified.size());

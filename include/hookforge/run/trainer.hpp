@@ -268,7 +268,9 @@ class TrainerComponent {
     std::vector<phase_inputs> phases{{"training",
                                       {"train_loader", "training_runner", "model", "loss"},
                                       data(c.train_loader),
-                                      c.model.get()}};
+                                      c.model.get(),
+                                      c.training_runner->name(),
+                                      session_->batch_stages(true)}};
     std::vector<std::string> keys;  // "val_loader", or "val_loaders.<set>" for each set
     keys.reserve(std::max<std::size_t>(1, c.val_loaders.size()));
     for (const auto& [key, loader] : validation_loaders()) {
@@ -276,7 +278,9 @@ class TrainerComponent {
       phases.push_back({key == "val_loader" ? "validation" : "validation on " + key.substr(12),
                         {keys.back(), "validation_runner", "model", loss},
                         c.validation_runner ? data(loader) : nullptr,
-                        c.model.get()});
+                        c.model.get(),
+                        "ValidationEpochRunner",
+                        session_->batch_stages(false)});
     }
     return check_batch_fields(b, b.doc().resolve(*params), phases);
   }

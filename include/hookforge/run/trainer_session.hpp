@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "hookforge/config/hooks.hpp"
+#include "hookforge/core/batch_stages.hpp"
 #include "hookforge/core/points.hpp"
 #include "hookforge/core/runtime/runtime_hooks.hpp"
 #include "hookforge/hooks/hook_profiler.hpp"
@@ -70,6 +72,9 @@ class session {
   virtual epoch_scores test(Loader& loader) = 0;
   /// The scheduler lasts the run (Trainer::check_scheduler_length), checked as the run is built.
   virtual void check_scheduler_length() = 0;
+  /// What the training (else the validation) runner's batch holds at each of its points
+  /// (core/batch_stages.hpp; empty where the runner does not say).
+  virtual std::span<const point_batch> batch_stages(bool training) const = 0;
   /// Time the config-loaded hooks of `component` ("trainer", "training_runner",
   /// "validation_runner": absent ones are skipped) with `timer` (HookProfiler).
   virtual void time_hooks(handler_timer& timer, std::string_view component) = 0;
@@ -142,6 +147,11 @@ class trainer_session final : public session {
           .scores;
     else
       throw std::logic_error("hookforge-run: a test needs the trainer's validation_runner");
+  }
+  std::span<const point_batch> batch_stages(bool training) const override {
+    if (training) return batch_stages_of<TrainRunner>;
+    if constexpr (validates) return batch_stages_of<ValRunner>;
+    return {};
   }
   void time_hooks(handler_timer& timer, std::string_view component) override {
     if (component == "trainer") time_pack(timer, trainer_.hooks());
