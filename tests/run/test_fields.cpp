@@ -3,6 +3,7 @@
 // that do not say their fields, and a model output nothing reads.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,8 +59,43 @@ struct Unsaid {
   }
 };
 
+/// TrainingEpochRunner as a runner of one's own that does not say what its batch holds where.
+template <class... Hooks>
+struct UnstagedRunner : hookforge::TrainingEpochRunner<Hooks...> {
+  using hookforge::TrainingEpochRunner<Hooks...>::TrainingEpochRunner;
+  using batch_stages = void;  // hides the base's: no hookforge::batch_stages
+};
+using unstaged_runner = UnstagedRunner<hookforge::runtime_hooks>;
+
+struct unstaged_config {
+  std::shared_ptr<torch::optim::Optimizer> optimizer;
+  cfg::hook_list<unstaged_runner> hooks;
+};
+
+class UnstagedComponent final : public run::TrainingRunner {
+ public:
+  explicit UnstagedComponent(unstaged_config c)
+      : optimizer_(std::move(c.optimizer)),
+        runner_(*optimizer_, hookforge::training_options{}, hookforge::runtime_hooks{}) {
+    cfg::attach_all(runner_.hooks(), c.hooks);
+  }
+  std::string_view name() const override { return "UnstagedRunner"; }
+  std::unique_ptr<run::session> make_session(const run::session_inputs& in) override {
+    return run::make_trainer_session(run::single_model{in.model}, runner_, in,
+                                     run::loss_fn{in.loss});
+  }
+
+ private:
+  std::shared_ptr<torch::optim::Optimizer> optimizer_;
+  unstaged_runner runner_;
+};
+
 }  // namespace
 
+HOOKFORGE_REGISTER_AS(training_runner, "UnstagedRunner", UnstagedComponent,
+                      cfg::options<unstaged_config>(
+                          cfg::field("optimizer", &unstaged_config::optimizer, cfg::required),
+                          cfg::field("hooks", &unstaged_config::hooks)));
 HOOKFORGE_REGISTER(runner_hook, ReadsLr);
 HOOKFORGE_REGISTER(runner_hook, WritesLr);
 HOOKFORGE_REGISTER(runner_hook, ReadsOutputEarly);
@@ -185,4 +221,15 @@ TEST_CASE("a model output nothing reads warns, and is an error when strict", "[r
              Catch::Contains("trainer.params.model: expected a model each of whose outputs the "
                              "run reads (--strict), got its output 'output', which nothing in "
                              "training reads"));
+}
+
+TEST_CASE("a runner that does not say its batch stages has its hooks' reads not verified",
+          "[run][fields]") {
+  const auto c = check({"training_runner._target=UnstagedRunner",
+                        "training_runner.params.hooks=[{_target: ReadsLr}]"});
+  REQUIRE(c.error.empty());
+  CHECK(c.report.phases[0].at_points.empty());
+  CHECK(c.report.unverified ==
+        std::vector<std::string>{"training_runner.params.hooks[0]: 'lr' (UnstagedRunner does not "
+                                 "say what its batch holds where)"});
 }
