@@ -15,6 +15,7 @@
 #include "hookforge/core/binding_table-inl.hpp"
 #include "hookforge/torch/amp/autocast-inl.hpp"
 #include "hookforge/torch/amp/grad_scaler-inl.hpp"
+#include "hookforge/torch/data/collate-inl.hpp"
 #include "hookforge/torch/data/criterion-inl.hpp"
 #include "hookforge/torch/data/dataset-inl.hpp"
 #include "hookforge/torch/data/entry-inl.hpp"

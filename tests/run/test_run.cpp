@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hookforge/run.hpp"  // torch before Catch: glog defines CHECK too
+#include "hookforge/torch/data/procedural_images.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -351,4 +352,34 @@ TEST_CASE("a Pretrained model starts from a run's checkpoint; its frozen paramet
   CHECK_THAT(
       error_of({"model={_target: Pretrained, params: {model: {_target: MLP}, freeze: ['*']}}"}),
       Catch::Contains("every parameter of the model is frozen; nothing to train"));
+}
+
+TEST_CASE("a configured dataset's loader gathers whole batches where the class serves them",
+          "[run][data]") {
+  // ProceduralImages (cached) serves get_batch through run::dataset_of and any_dataset: the
+  // batches a config's loader yields are those of the samples stacked one by one.
+  const auto images = std::make_shared<const run::dataset_of<hookforge::ProceduralImages>>(
+      hookforge::procedural_images_options{
+          .count = 9, .size = 8, .scale = 2, .seed = 5, .cache = true});
+  const run::any_dataset data(images);
+  static_assert(hookforge::epoch_batch_dataset<run::any_dataset>);
+  const std::vector<std::size_t> indices{8, 0, 3, 3};
+  const hookforge::Entry gathered = data.get_batch(indices, 2);
+  std::vector<hookforge::Entry> samples;
+  for (std::size_t i : indices) samples.push_back(data.get(i, 2));
+  const hookforge::Entry stacked = hookforge::detail::collate(samples, indices);
+  REQUIRE(gathered.names() == stacked.names());
+  for (const auto& [name, tensor] : stacked) CHECK(torch::equal(gathered.at(name), tensor));
+
+  // A Dataset subclass without a batch path of its own stacks its samples (the base's batch()).
+  struct Counted final : run::Dataset {
+    std::size_t size() const override { return 3; }
+    hookforge::Entry get(std::size_t i) const override {
+      return hookforge::Entry{{"x", torch::full({2}, static_cast<double>(i))}};
+    }
+  };
+  const run::any_dataset counted(std::make_shared<const Counted>());
+  const std::vector<std::size_t> two{2, 1};
+  CHECK(torch::equal(counted.get_batch(two, 0).at("x"),
+                     torch::tensor({{2.0, 2.0}, {1.0, 1.0}}, torch::kFloat)));
 }

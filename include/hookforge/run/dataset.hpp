@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@
 
 #include "hookforge/config/register.hpp"
 #include "hookforge/run/machine.hpp"
+#include "hookforge/torch/data/collate.hpp"
 #include "hookforge/torch/data/dataset.hpp"
 #include "hookforge/torch/data/entry.hpp"
 
@@ -50,6 +52,12 @@ class Dataset {
   virtual Entry get(std::size_t index) const = 0;
   /// Sample `index` as drawn in `epoch` (random crops, flips): get(index) unless overridden.
   virtual Entry sample(std::size_t index, std::int64_t /*epoch*/) const { return get(index); }
+  /// The samples at `indices` as drawn in `epoch`, collated (torch/data/collate.hpp): sample()
+  /// for each, stacked, unless overridden with a cheaper path that gives the same batch.
+  virtual Entry batch(std::span<const std::size_t> indices, std::int64_t epoch) const {
+    return hookforge::detail::stack_samples(indices,
+                                            [&](std::size_t i) { return sample(i, epoch); });
+  }
   /// The smallest extent of `field` in a sample, by its shorter side, for the checks made
   /// before training (a metric's crop_border); nullopt where the dataset cannot tell
   /// without drawing its samples.
@@ -102,6 +110,10 @@ class dataset_of final : public Dataset {
   Entry sample(std::size_t index, std::int64_t epoch) const override {
     return sample_of(data_, index, epoch);
   }
+  /// D's get_batch where it has one (batch_of).
+  Entry batch(std::span<const std::size_t> indices, std::int64_t epoch) const override {
+    return batch_of(data_, indices, epoch);
+  }
   std::optional<sample_extent> smallest(std::string_view field) const override {
     if constexpr (requires { data_.smallest(field); }) {
       const auto e = data_.smallest(field);
@@ -135,6 +147,9 @@ class any_dataset {
   std::size_t size() const { return data_->size(); }
   Entry get(std::size_t index) const { return data_->get(index); }
   Entry get(std::size_t index, std::int64_t epoch) const { return data_->sample(index, epoch); }
+  Entry get_batch(std::span<const std::size_t> indices, std::int64_t epoch) const {
+    return data_->batch(indices, epoch);
+  }
   const Dataset& underlying() const { return *data_; }
   /// The fields its samples have, where the class says them (the checks before training).
   std::optional<std::vector<std::string>> field_names() const { return data_->fields(); }

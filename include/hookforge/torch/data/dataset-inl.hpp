@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -40,6 +41,23 @@ HOOKFORGE_INLINE Entry tensor_dataset::get(std::size_t index) const {
   for (const auto& [name, tensor] : fields_)
     sample.set(name, tensor.select(0, static_cast<std::int64_t>(index)));
   return sample;
+}
+
+HOOKFORGE_INLINE Entry detail::gather_rows(const Entry& fields,
+                                           std::span<const std::size_t> indices, std::size_t rows,
+                                           const char* who) {
+  auto index = torch::empty({static_cast<std::int64_t>(indices.size())}, torch::kLong);
+  auto* out = index.data_ptr<std::int64_t>();
+  for (std::size_t i : indices) {
+    if (i >= rows)
+      throw std::out_of_range(std::string(who) + ": index " + std::to_string(i) +
+                              " out of range for " + std::to_string(rows) + " samples");
+    *out++ = static_cast<std::int64_t>(i);
+  }
+  Entry batch;
+  for (const auto& [name, tensor] : fields)
+    batch.set(name, tensor.index_select(0, tensor.is_cpu() ? index : index.to(tensor.device())));
+  return batch;
 }
 
 }  // namespace hookforge

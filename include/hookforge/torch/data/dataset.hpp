@@ -18,6 +18,15 @@
 // (`epoch_dataset`); the loader calls it with the epoch it is loading, so that a resumed
 // run draws the same samples as a straight one. `sample_of(data, i, epoch)` calls whichever
 // the dataset has.
+//
+// A dataset that can hand out a whole batch at once, cheaper than one sample at a time,
+// also defines
+//   get_batch(indices) const        -> the samples at `indices` (a std::span of indices),
+//                                      each field [B, ...]: what stacking get(i) for each
+//                                      index gives, bit for bit (`batch_dataset`);
+//   get_batch(indices, epoch) const -> the same for an epoch_dataset (`epoch_batch_dataset`).
+// The loader then calls it instead of get() per sample (collate.hpp). tensor_dataset and
+// ProceduralImages' cache gather each field's rows with one index_select.
 #pragma once
 
 #include <concepts>
@@ -25,6 +34,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -50,6 +60,29 @@ concept epoch_dataset = dataset<D> && requires(const D& d, std::size_t index, st
   { d.get(index, epoch) } -> std::convertible_to<Entry>;
 };
 
+/// A dataset that serves a batch of indices at once: get_batch(indices), see the top of this file.
+template <class D>
+concept batch_dataset = dataset<D> && requires(const D& d, std::span<const std::size_t> indices) {
+  { d.get_batch(indices) } -> std::convertible_to<Entry>;
+};
+
+/// An epoch_dataset that serves a batch of indices at once: get_batch(indices, epoch).
+template <class D>
+concept epoch_batch_dataset =
+    epoch_dataset<D> &&
+    requires(const D& d, std::span<const std::size_t> indices, std::int64_t epoch) {
+      { d.get_batch(indices, epoch) } -> std::convertible_to<Entry>;
+    };
+
+namespace detail {
+
+/// Rows `indices` of every field of `fields` (dim 0, `rows` long), one index_select per
+/// field, in the fields' order. std::out_of_range naming `who` for an index past `rows`.
+HOOKFORGE_INLINE Entry gather_rows(const Entry& fields, std::span<const std::size_t> indices,
+                                   std::size_t rows, const char* who);
+
+}  // namespace detail
+
 /// Sample `index` of `data` in `epoch`: get(index, epoch) for an epoch_dataset, else get(index).
 template <dataset D>
 Entry sample_of(const D& data, std::size_t index, std::int64_t epoch) {
@@ -72,6 +105,10 @@ class tensor_dataset {
 
   /// Views of each field's row `index` (no copy). Throws std::out_of_range past the end.
   Entry get(std::size_t index) const;
+  /// Rows `indices` of each field, gathered (copies). Throws std::out_of_range past the end.
+  Entry get_batch(std::span<const std::size_t> indices) const {
+    return detail::gather_rows(fields_, indices, size(), "tensor_dataset::get_batch");
+  }
 
   /// The whole tensors, as given.
   const Entry& fields() const noexcept { return fields_; }
@@ -116,6 +153,18 @@ class subset {
     return data_->get(checked(index), epoch);
   }
 
+  /// The samples at `indices`, gathered by the underlying dataset's get_batch.
+  Entry get_batch(std::span<const std::size_t> indices) const
+    requires batch_dataset<Dataset>
+  {
+    return data_->get_batch(mapped(indices));
+  }
+  Entry get_batch(std::span<const std::size_t> indices, std::int64_t epoch) const
+    requires epoch_batch_dataset<Dataset>
+  {
+    return data_->get_batch(mapped(indices), epoch);
+  }
+
   /// Indices into the underlying dataset, in this subset's order.
   const std::vector<std::size_t>& indices() const noexcept { return indices_; }
   const Dataset& underlying() const noexcept { return *data_; }
@@ -126,6 +175,12 @@ class subset {
       throw std::out_of_range("subset::get: index " + std::to_string(index) + " out of range for " +
                               std::to_string(indices_.size()) + " samples");
     return indices_[index];
+  }
+  std::vector<std::size_t> mapped(std::span<const std::size_t> indices) const {
+    std::vector<std::size_t> out;
+    out.reserve(indices.size());
+    for (std::size_t i : indices) out.push_back(checked(i));
+    return out;
   }
 
   std::shared_ptr<const Dataset> data_;

@@ -9,10 +9,11 @@
 //   }
 //
 // A batch is the samples of the dataset (see dataset.hpp) at the next batch_size indices
-// of the epoch's order, collated: each field is torch::stack-ed along a new dim 0, so a
-// field of shape S per sample is [B, S...] in the batch. Samples must have the same
-// fields, and each field the same shape in every sample of a batch; otherwise iterating
-// throws std::invalid_argument naming the field, the two samples and their shapes.
+// of the epoch's order, collated (collate.hpp): a field of shape S per sample is [B, S...]
+// in the batch, gathered at once where the dataset serves whole batches (get_batch), else
+// stacked from its samples. Stacked samples must have the same fields, and each field the
+// same shape in every sample of a batch; otherwise iterating throws std::invalid_argument
+// naming the field, the two samples and their shapes.
 //
 // size() is the number of batches per epoch (the last one smaller unless drop_last), so
 // runners know num_batches and which batch is last. The order of an epoch comes from the
@@ -57,6 +58,7 @@
 #include <torch/types.h>
 
 #include "hookforge/core/build_mode.hpp"
+#include "hookforge/torch/data/collate.hpp"
 #include "hookforge/torch/data/dataset.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/sampler.hpp"
@@ -76,29 +78,17 @@ struct loader_options {
 
 namespace detail {
 
-/// A tensor's shape as text, "[2, 3]".
-HOOKFORGE_INLINE std::string shape_string(const torch::Tensor& t);
-
-/// Stacks `samples` (dataset indices `indices`, for messages) field by field, in the
-/// first sample's field order. std::invalid_argument naming the field and the samples when
-/// they disagree on the fields or a field's shape.
-HOOKFORGE_INLINE Entry collate(const std::vector<Entry>& samples,
-                               std::span<const std::size_t> indices);
-
 /// `batch` with its CPU tensors copied into page-locked memory.
 HOOKFORGE_INLINE Entry pinned(Entry&& batch);
 
 /// Whether pin_memory can take effect: a CUDA device is present.
 HOOKFORGE_INLINE bool can_pin_memory();
 
-/// The batch of the samples at `indices` as drawn in `epoch` (sample_of), pinned when `pin`.
+/// The batch of the samples at `indices` as drawn in `epoch` (batch_of), pinned when `pin`.
 template <class Dataset>
 Entry load_batch(const Dataset& data, std::span<const std::size_t> indices, std::int64_t epoch,
                  bool pin) {
-  std::vector<Entry> samples;
-  samples.reserve(indices.size());
-  for (std::size_t i : indices) samples.emplace_back(sample_of(data, i, epoch));
-  auto batch = collate(samples, indices);
+  auto batch = batch_of(data, indices, epoch);
   return pin ? pinned(std::move(batch)) : batch;
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 #include <torch/nn/functional/upsampling.h>
 #include <torch/types.h>
 
+#include "hookforge/torch/data/collate.hpp"
+#include "hookforge/torch/data/dataset.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/procedural_images.hpp"
 #include "hookforge/torch/data/splitmix64.hpp"
@@ -256,6 +259,11 @@ HOOKFORGE_INLINE Entry ProceduralImages::get(std::size_t index) const {
   for (const auto& [field, all] : *cached_)
     sample.set(field, all[static_cast<std::int64_t>(index)]);
   return sample;
+}
+
+HOOKFORGE_INLINE Entry ProceduralImages::get_batch(std::span<const std::size_t> indices) const {
+  if (cached_) return detail::gather_rows(*cached_, indices, size(), "ProceduralImages::get_batch");
+  return detail::stack_samples(indices, [this](std::size_t i) { return get(i); });
 }
 
 HOOKFORGE_INLINE Entry ProceduralImages::draw(std::size_t index) const {

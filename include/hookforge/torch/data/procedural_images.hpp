@@ -24,14 +24,16 @@
 // drawn again at each get() and nothing is kept. With `cache`, every sample is drawn once,
 // when the dataset is built, and kept (input, target and bicubic: 4.5 size^2 floats per
 // sample, 85 MB for the default job's 4096 samples of 48 x 48); get() then returns views of
-// the kept images, as tensor_dataset does: the loader's stacking is the one copy, and
-// writing into a sample writes into the dataset. Without the cache, the default job spends about a
-// fifth of each epoch drawing (docs/benchmarks.md, "The whole job").
+// the kept images, as tensor_dataset does, and writing into a sample writes into the
+// dataset. The loader gathers a batch from the kept images at once (get_batch): one copy,
+// one index_select per field. Without the cache, the default job spends about a fifth of
+// each epoch drawing (docs/benchmarks.md, "The whole job").
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,9 @@ class ProceduralImages {
   /// {"input": [1, size/scale, size/scale], "target": [1, size, size], "bicubic": [1, size,
   /// size]}, float32 on the CPU, in [0, 1]. Throws std::out_of_range past the end.
   Entry get(std::size_t index) const;
+  /// The samples at `indices`, each field [B, 1, ...]: gathered from the cache with one
+  /// index_select per field, or drawn and stacked without it. std::out_of_range past the end.
+  Entry get_batch(std::span<const std::size_t> indices) const;
   /// The fields of every sample, for the checks made before training.
   static std::vector<std::string> field_names() { return {"input", "target", "bicubic"}; }
 
