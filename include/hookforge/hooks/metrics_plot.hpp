@@ -23,6 +23,10 @@
 // warning (hookforge::warn) and no more attempts; gnuplot failing (its exit status and last
 // line of output), running past `timeout_seconds` (killed), a missing CSV or one without
 // an `epoch` column are warnings, each said once while it repeats.
+// gnuplot draws in the background (a std::async thread): the training thread reads the CSV
+// and goes on, the image appears some tens of milliseconds later, and the next drawing, the
+// end of training (on_training_finished) and the hook's destruction wait for it. A drawing's
+// warning is therefore said at the next epoch's drawing or at the end. draw(dir) waits.
 // Priority LOWEST: LossLogger (BELOW_NORMAL) has written the epoch's row, and
 // CheckpointSaver (VERY_LOW) the epoch's checkpoint, before it draws.
 #pragma once
@@ -37,6 +41,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -221,65 +226,19 @@ class MetricsPlot {
           fmt::format("MetricsPlot: timeout_seconds must be > 0, got {}", o.timeout_seconds));
   }
 
-  /// At on_trainer_epoch_finished: draw every `interval` epochs.
+  /// At on_trainer_epoch_finished: draw every `interval` epochs, in the background.
   void plot(TrainerContext& ctx, points::on_trainer_epoch_finished) {
-    if (options_.interval > 0 && ctx.completed_epochs % options_.interval == 0) draw_epoch(ctx);
+    if (options_.interval > 0 && ctx.completed_epochs % options_.interval == 0) start_epoch(ctx);
   }
-  /// At on_training_finished: draw the last epoch, unless it was.
+  /// At on_training_finished: draw the last epoch, unless it was, and wait for the image.
   void plot(TrainerContext& ctx, points::on_training_finished) {
-    if (ctx.completed_epochs > 0 && drawn_epochs_ != ctx.completed_epochs) draw_epoch(ctx);
+    if (ctx.completed_epochs > 0 && drawn_epochs_ != ctx.completed_epochs) start_epoch(ctx);
+    (void)finish();
   }
 
-  /// Draw the image now from `dir`'s CSV. True when the image was written; otherwise a
-  /// warning said why (once while the reason repeats).
-  bool draw(const std::filesystem::path& dir) {
-    if (disabled_) return false;
-    const auto csv = dir / options_.csv, image = dir / options_.filename;
-    if (!std::filesystem::exists(csv))
-      return fail(fmt::format("MetricsPlot: no '{}' to draw (attach a LossLogger); no {}",
-                              csv.string(), options_.filename));
-    auto panels = detail::plot::panels_of(
-        detail::metrics_table::parse_csv(detail::metrics_table::read_text(csv)), options_.panels);
-    if (!panels)
-      return fail(fmt::format("MetricsPlot: '{}' has no epoch column; no {}", csv.string(),
-                              options_.filename));
-    if (panels->empty()) return false;  // nothing to draw yet
-    try {
-      write_file_atomically(image, [&](const std::filesystem::path& tmp) {
-        detail::subprocess::temp_file script("hookforge-plot-gp");
-        {
-          std::ofstream out(script.path(), std::ios::binary);
-          out << detail::plot::script(*panels, tmp, options_);
-          if (!out.flush()) throw std::runtime_error("cannot write the gnuplot script");
-        }
-        auto ran = detail::subprocess::run({options_.gnuplot, script.path().string()},
-                                           options_.timeout_seconds);
-        if (!ran.started) throw spawn_failure(ran.spawn_error);
-        if (!ran.status.empty()) {
-          auto last = detail::plot::last_line(ran.output);
-          throw std::runtime_error(fmt::format("{} failed: {}{}", options_.gnuplot, ran.status,
-                                               last.empty() ? std::string() : ": " + last));
-        }
-        std::error_code ec;
-        if (std::filesystem::file_size(tmp, ec) == 0 || ec)
-          throw std::runtime_error(fmt::format("{} wrote no image", options_.gnuplot));
-      });
-    } catch (const spawn_failure& e) {
-      disabled_ = true;
-      warn(e.error == ENOENT
-               ? fmt::format(
-                     "MetricsPlot: '{}' not found in PATH (Debian: gnuplot-nox); no {} is drawn",
-                     options_.gnuplot, options_.filename)
-               : fmt::format("MetricsPlot: cannot start '{}': {}; no {} is drawn", options_.gnuplot,
-                             std::strerror(e.error), options_.filename));
-      return false;
-    } catch (const std::exception& e) {
-      return fail(fmt::format("MetricsPlot: no {}: {}", image.string(), e.what()));
-    }
-    last_warning_.clear();
-    ++drawn_;
-    return true;
-  }
+  /// Draw the image now from `dir`'s CSV, and wait for it. True when the image was written;
+  /// otherwise a warning said why (once while the reason repeats).
+  bool draw(const std::filesystem::path& dir) { return start(dir) && finish(); }
 
   /// The folder the files are in for a trainer context.
   std::filesystem::path directory(const TrainerContext& ctx) const {
@@ -301,9 +260,97 @@ class MetricsPlot {
     const char* what() const noexcept override { return "spawn failure"; }
   };
 
-  void draw_epoch(const TrainerContext& ctx) {
+  /// What a drawing gave: the image written, or why not.
+  struct outcome {
+    bool written = false;
+    int spawn_error = 0;  ///< gnuplot could not be started (posix_spawnp's error)
+    std::string failure;  ///< else what went wrong, for the warning
+  };
+
+  void start_epoch(const TrainerContext& ctx) {
     drawn_epochs_ = ctx.completed_epochs;
-    (void)draw(directory(ctx));
+    (void)start(directory(ctx));
+  }
+
+  /// Reads `dir`'s CSV here and draws it in the background: gnuplot takes tens of
+  /// milliseconds to start and draw, which the training thread need not wait for. The
+  /// drawing before is finished first, so one at most is in flight. False when nothing was
+  /// started (a warning said why, or there is nothing to draw yet).
+  bool start(const std::filesystem::path& dir) {
+    (void)finish();
+    if (disabled_) return false;
+    const auto csv = dir / options_.csv;
+    if (!std::filesystem::exists(csv))
+      return fail(fmt::format("MetricsPlot: no '{}' to draw (attach a LossLogger); no {}",
+                              csv.string(), options_.filename));
+    auto panels = detail::plot::panels_of(
+        detail::metrics_table::parse_csv(detail::metrics_table::read_text(csv)), options_.panels);
+    if (!panels)
+      return fail(fmt::format("MetricsPlot: '{}' has no epoch column; no {}", csv.string(),
+                              options_.filename));
+    if (panels->empty()) return false;  // nothing to draw yet
+    image_ = dir / options_.filename;
+    pending_ = std::async(std::launch::async, [image = image_, panels = std::move(*panels),
+                                               options = options_] {
+                 return render(image, panels, options);
+               }).share();
+    return true;
+  }
+
+  /// Waits for the drawing in flight, if any, and says what went wrong with it. True when
+  /// it wrote the image.
+  bool finish() {
+    if (!pending_.valid()) return false;
+    const outcome done = pending_.get();
+    pending_ = {};
+    if (done.spawn_error != 0) {
+      disabled_ = true;
+      warn(done.spawn_error == ENOENT
+               ? fmt::format(
+                     "MetricsPlot: '{}' not found in PATH (Debian: gnuplot-nox); no {} is drawn",
+                     options_.gnuplot, options_.filename)
+               : fmt::format("MetricsPlot: cannot start '{}': {}; no {} is drawn", options_.gnuplot,
+                             std::strerror(done.spawn_error), options_.filename));
+      return false;
+    }
+    if (!done.written)
+      return fail(fmt::format("MetricsPlot: no {}: {}", image_.string(), done.failure));
+    last_warning_.clear();
+    ++drawn_;
+    return true;
+  }
+
+  /// gnuplot drawing `panels` into `image`, atomically (off the training thread: it touches
+  /// nothing of the hook's).
+  static outcome render(const std::filesystem::path& image,
+                        const std::vector<detail::plot::panel>& panels,
+                        const metrics_plot_options& options) {
+    try {
+      write_file_atomically(image, [&](const std::filesystem::path& tmp) {
+        detail::subprocess::temp_file script("hookforge-plot-gp");
+        {
+          std::ofstream out(script.path(), std::ios::binary);
+          out << detail::plot::script(panels, tmp, options);
+          if (!out.flush()) throw std::runtime_error("cannot write the gnuplot script");
+        }
+        auto ran = detail::subprocess::run({options.gnuplot, script.path().string()},
+                                           options.timeout_seconds);
+        if (!ran.started) throw spawn_failure(ran.spawn_error);
+        if (!ran.status.empty()) {
+          auto last = detail::plot::last_line(ran.output);
+          throw std::runtime_error(fmt::format("{} failed: {}{}", options.gnuplot, ran.status,
+                                               last.empty() ? std::string() : ": " + last));
+        }
+        std::error_code ec;
+        if (std::filesystem::file_size(tmp, ec) == 0 || ec)
+          throw std::runtime_error(fmt::format("{} wrote no image", options.gnuplot));
+      });
+    } catch (const spawn_failure& e) {
+      return {.written = false, .spawn_error = e.error, .failure = {}};
+    } catch (const std::exception& e) {
+      return {.written = false, .spawn_error = 0, .failure = e.what()};
+    }
+    return {.written = true, .spawn_error = 0, .failure = {}};
   }
 
   bool fail(std::string message) {
@@ -317,6 +364,9 @@ class MetricsPlot {
   std::int64_t drawn_epochs_ = -1;
   std::int64_t drawn_ = 0;
   std::string last_warning_;
+  std::filesystem::path image_;          ///< the image the drawing in flight writes
+  std::shared_future<outcome> pending_;  ///< that drawing; waited for before the next, and at
+                                         ///< the end (a std::async future waits when dropped)
 };
 
 }  // namespace hookforge
