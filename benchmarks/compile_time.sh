@@ -11,6 +11,12 @@
 #                                           the latter header-only and with
 #                                           -DHOOKFORGE_SEPARATE_COMPILATION ("compiled": what a TU
 #                                           linked to hookforge::torch_compiled compiles)
+#   benchmarks/compile_time.sh --torch --pch  the same, and both TUs again with a precompiled
+#                                           header, made once here as
+#                                           hookforge_precompile_headers() makes it:
+#                                           <torch/torch.h> for the plain TU, <torch/torch.h> and
+#                                           <hookforge/torch.hpp> for hookforge's (its build
+#                                           time, paid once per target, is printed apart)
 #
 # Each TU is compiled to an object file (-c) RUNS times (default 3), round-robin, under
 # /usr/bin/time -v; the table gives the median wall time ("Elapsed (wall clock)"),
@@ -143,6 +149,8 @@ EOF
 }
 
 torch=0
+pch=0
+[[ "${2:-}" == --pch ]] && pch=1
 case "${1:-}" in
   --generate)
     mkdir -p "$dir"
@@ -156,22 +164,59 @@ case "${1:-}" in
     torch=1
     # The torch TUs are named by variant, not by hook count; the flags add LibTorch's.
     counts=(plain hookforge compiled)
+    ((pch)) && counts+=(plain-pch hookforge-pch)
     cxxflags="$cxxflags -D_GLIBCXX_USE_CXX11_ABI=1 -isystem ${TORCH_INCLUDE:-/usr/include/torch/csrc/api/include}"
     ;;
 esac
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# The precompiled headers of --pch: <torch/torch.h> (plain), and it and <hookforge/torch.hpp>
+# (hookforge), compiled with the TUs' flags. GCC finds X.gch beside X when -include X;
+# Clang is given the file (-include-pch). -Winvalid-pch: a header GCC cannot use is said.
+declare -A pch_seconds
+pch_flags() {
+  [[ "$1" == *-pch ]] || return 0
+  if [[ "$("$cxx" --version)" == *clang* ]]; then
+    echo "-include-pch $work/pch_${1%-pch}.hpp.pch"
+  else
+    echo "-Winvalid-pch -include $work/pch_${1%-pch}.hpp"
+  fi
+}
+if ((pch)); then
+  suffix=gch
+  [[ "$("$cxx" --version)" == *clang* ]] && suffix=pch
+  printf '#include <torch/torch.h>\n' >"$work/pch_plain.hpp"
+  printf '#include <torch/torch.h>\n#include <hookforge/torch.hpp>\n' >"$work/pch_hookforge.hpp"
+  for v in plain hookforge; do
+    # shellcheck disable=SC2086
+    /usr/bin/time -f %U -o "$work/time" "$cxx" $cxxflags -x c++-header "$work/pch_$v.hpp" \
+      -o "$work/pch_$v.hpp.$suffix"
+    pch_seconds[$v]="$(cat "$work/time")"
+  done
+fi
 source_of() {
   if ((torch)); then
-    [[ "$1" == compiled ]] && echo "$dir/torch_hookforge.cpp" || echo "$dir/torch_$1.cpp"
+    case "$1" in
+      compiled | hookforge*) echo "$dir/torch_hookforge.cpp" ;;
+      *) echo "$dir/torch_plain.cpp" ;;
+    esac
   else
     echo "$dir/hooks_$1.cpp"
   fi
 }
-flags_of() { [[ "$1" == compiled ]] && echo "-DHOOKFORGE_SEPARATE_COMPILATION" || true; }
+flags_of() {
+  [[ "$1" == compiled ]] && echo "-DHOOKFORGE_SEPARATE_COMPILATION"
+  pch_flags "$1"
+}
 label_of() {
   if ((torch)); then
     case "$1" in
       compiled) echo "hookforge, compiled (\`compile_time/torch_hookforge.cpp\`, \`-DHOOKFORGE_SEPARATE_COMPILATION\`)" ;;
       hookforge) echo "hookforge, header-only (\`compile_time/torch_hookforge.cpp\`)" ;;
+      plain-pch) echo "plain, precompiled <torch/torch.h> (\`compile_time/torch_plain.cpp\`)" ;;
+      hookforge-pch) echo "hookforge, header-only, precompiled <torch/torch.h> and <hookforge/torch.hpp> (\`compile_time/torch_hookforge.cpp\`)" ;;
       *) echo "$1 (\`compile_time/torch_$1.cpp\`)" ;;
     esac
   else
@@ -181,9 +226,6 @@ label_of() {
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 
 declare -A wall user cpu rss
 for n in "${counts[@]}"; do
@@ -219,9 +261,14 @@ for n in "${counts[@]}"; do
   printf '| %s | %.2f | %.2f | %.2f | %.0f |\n' \
     "$(label_of "$n")" "${wall[$n]}" "${user[$n]}" "${cpu[$n]}" "$(awk -v k="${rss[$n]}" 'BEGIN { print k / 1024 }')"
 done
-# One difference row per TU against the first (the baseline), with the relative change.
+# One difference row per TU against the first (the baseline), with the relative change;
+# with --pch also the precompiled hookforge TU against the precompiled plain one.
 lo="${counts[0]}"
-for hi in "${counts[@]:1}"; do
+pairs=()
+for hi in "${counts[@]:1}"; do pairs+=("$hi $lo"); done
+((pch)) && pairs+=("hookforge-pch plain-pch")
+for pair in "${pairs[@]}"; do
+  read -r hi lo <<<"$pair"
   printf '| difference (%s − %s) | %+.2f (%+.0f %%) | %+.2f (%+.0f %%) | %+.2f (%+.0f %%) | %+.0f |\n' "$hi" "$lo" \
     "$(awk -v a="${wall[$hi]}" -v b="${wall[$lo]}" 'BEGIN { print a - b }')" \
     "$(awk -v a="${wall[$hi]}" -v b="${wall[$lo]}" 'BEGIN { print 100 * (a - b) / b }')" \
@@ -231,3 +278,8 @@ for hi in "${counts[@]:1}"; do
     "$(awk -v a="${cpu[$hi]}" -v b="${cpu[$lo]}" 'BEGIN { print 100 * (a - b) / b }')" \
     "$(awk -v a="${rss[$hi]}" -v b="${rss[$lo]}" 'BEGIN { print (a - b) / 1024 }')"
 done
+if ((pch)); then
+  echo
+  echo "Building the precompiled headers, once per target (user s): <torch/torch.h> ${pch_seconds[plain]}," \
+    "<torch/torch.h> and <hookforge/torch.hpp> ${pch_seconds[hookforge]}"
+fi
