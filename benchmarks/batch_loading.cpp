@@ -1,4 +1,5 @@
-// What a DataLoader's batch costs, by the path it takes (docs/benchmarks.md, "Loading a batch").
+// What a DataLoader's batch costs, by the path it takes (docs/benchmarks.md, "Where the rest of the
+// gap went").
 //
 // The default job's training data: ProceduralImages, cached, 4096 samples of 48 x 48, batches
 // of 16, shuffled. One benchmark iteration is one epoch of 256 batches; times are reported

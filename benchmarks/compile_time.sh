@@ -15,8 +15,9 @@
 #                                           header, made once here as
 #                                           hookforge_precompile_headers() makes it:
 #                                           <torch/torch.h> for the plain TU, <torch/torch.h> and
-#                                           <hookforge/torch.hpp> for hookforge's (its build
-#                                           time, paid once per target, is printed apart)
+#                                           <hookforge/torch.hpp> for hookforge's, header-only
+#                                           and compiled (their build time, paid once per
+#                                           target, is printed apart)
 #
 # Each TU is compiled to an object file (-c) RUNS times (default 3), round-robin, under
 # /usr/bin/time -v; the table gives the median wall time ("Elapsed (wall clock)"),
@@ -164,7 +165,7 @@ case "${1:-}" in
     torch=1
     # The torch TUs are named by variant, not by hook count; the flags add LibTorch's.
     counts=(plain hookforge compiled)
-    ((pch)) && counts+=(plain-pch hookforge-pch)
+    ((pch)) && counts+=(plain-pch hookforge-pch compiled-pch)
     cxxflags="$cxxflags -D_GLIBCXX_USE_CXX11_ABI=1 -isystem ${TORCH_INCLUDE:-/usr/include/torch/csrc/api/include}"
     ;;
 esac
@@ -173,7 +174,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # The precompiled headers of --pch: <torch/torch.h> (plain), and it and <hookforge/torch.hpp>
-# (hookforge), compiled with the TUs' flags. GCC finds X.gch beside X when -include X;
+# (hookforge, and compiled: with -DHOOKFORGE_SEPARATE_COMPILATION), each with its TU's flags. GCC finds X.gch beside X when -include X;
 # Clang is given the file (-include-pch). -Winvalid-pch: a header GCC cannot use is said.
 declare -A pch_seconds
 pch_flags() {
@@ -184,18 +185,6 @@ pch_flags() {
     echo "-Winvalid-pch -include $work/pch_${1%-pch}.hpp"
   fi
 }
-if ((pch)); then
-  suffix=gch
-  [[ "$("$cxx" --version)" == *clang* ]] && suffix=pch
-  printf '#include <torch/torch.h>\n' >"$work/pch_plain.hpp"
-  printf '#include <torch/torch.h>\n#include <hookforge/torch.hpp>\n' >"$work/pch_hookforge.hpp"
-  for v in plain hookforge; do
-    # shellcheck disable=SC2086
-    /usr/bin/time -f %U -o "$work/time" "$cxx" $cxxflags -x c++-header "$work/pch_$v.hpp" \
-      -o "$work/pch_$v.hpp.$suffix"
-    pch_seconds[$v]="$(cat "$work/time")"
-  done
-fi
 source_of() {
   if ((torch)); then
     case "$1" in
@@ -207,7 +196,7 @@ source_of() {
   fi
 }
 flags_of() {
-  [[ "$1" == compiled ]] && echo "-DHOOKFORGE_SEPARATE_COMPILATION"
+  [[ "$1" == compiled* ]] && echo "-DHOOKFORGE_SEPARATE_COMPILATION"
   pch_flags "$1"
 }
 label_of() {
@@ -216,6 +205,7 @@ label_of() {
       compiled) echo "hookforge, compiled (\`compile_time/torch_hookforge.cpp\`, \`-DHOOKFORGE_SEPARATE_COMPILATION\`)" ;;
       hookforge) echo "hookforge, header-only (\`compile_time/torch_hookforge.cpp\`)" ;;
       plain-pch) echo "plain, precompiled <torch/torch.h> (\`compile_time/torch_plain.cpp\`)" ;;
+      compiled-pch) echo "hookforge, compiled, precompiled <torch/torch.h> and <hookforge/torch.hpp> (\`compile_time/torch_hookforge.cpp\`, \`-DHOOKFORGE_SEPARATE_COMPILATION\`)" ;;
       hookforge-pch) echo "hookforge, header-only, precompiled <torch/torch.h> and <hookforge/torch.hpp> (\`compile_time/torch_hookforge.cpp\`)" ;;
       *) echo "$1 (\`compile_time/torch_$1.cpp\`)" ;;
     esac
@@ -226,6 +216,20 @@ label_of() {
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+if ((pch)); then
+  suffix=gch
+  [[ "$("$cxx" --version)" == *clang* ]] && suffix=pch
+  printf '#include <torch/torch.h>\n' >"$work/pch_plain.hpp"
+  printf '#include <torch/torch.h>\n#include <hookforge/torch.hpp>\n' >"$work/pch_hookforge.hpp"
+  cp "$work/pch_hookforge.hpp" "$work/pch_compiled.hpp"
+  for v in plain hookforge compiled; do
+    # shellcheck disable=SC2086
+    /usr/bin/time -f %U -o "$work/time" "$cxx" $cxxflags $(flags_of "$v") -x c++-header \
+      "$work/pch_$v.hpp" -o "$work/pch_$v.hpp.$suffix"
+    pch_seconds[$v]="$(cat "$work/time")"
+  done
+fi
 
 declare -A wall user cpu rss
 for n in "${counts[@]}"; do
@@ -266,7 +270,7 @@ done
 lo="${counts[0]}"
 pairs=()
 for hi in "${counts[@]:1}"; do pairs+=("$hi $lo"); done
-((pch)) && pairs+=("hookforge-pch plain-pch")
+((pch)) && pairs+=("hookforge-pch plain-pch" "compiled-pch plain-pch")
 for pair in "${pairs[@]}"; do
   read -r hi lo <<<"$pair"
   printf '| difference (%s − %s) | %+.2f (%+.0f %%) | %+.2f (%+.0f %%) | %+.2f (%+.0f %%) | %+.0f |\n' "$hi" "$lo" \
@@ -281,5 +285,6 @@ done
 if ((pch)); then
   echo
   echo "Building the precompiled headers, once per target (user s): <torch/torch.h> ${pch_seconds[plain]}," \
-    "<torch/torch.h> and <hookforge/torch.hpp> ${pch_seconds[hookforge]}"
+    "<torch/torch.h> and <hookforge/torch.hpp> ${pch_seconds[hookforge]} (header-only)," \
+    "${pch_seconds[compiled]} (compiled)"
 fi

@@ -44,7 +44,7 @@ function(hookforge_precompile_headers target)
   endforeach()
   if(NOT torch_headers AND NOT headers)
     message(FATAL_ERROR "hookforge_precompile_headers(${target}): ${target} links no hookforge target; "
-                        "call it after target_link_libraries(${target} ... hookforge::torch) (or another "
+                        "call it after target_link_libraries(${target} PRIVATE hookforge::torch) (or another "
                         "hookforge:: component)")
   endif()
   list(REMOVE_DUPLICATES headers)
