@@ -99,6 +99,8 @@ void refuse_unaffordable_cache(const A&... args) {
 /// A hookforge::dataset D as a Dataset. Options with cached_bytes() are checked first.
 template <hookforge::dataset D>
 class dataset_of final : public Dataset {
+  static_assert(hookforge::detail::checked_get_batch<D>());
+
  public:
   template <class... A>
     requires(std::constructible_from<D, A...> &&

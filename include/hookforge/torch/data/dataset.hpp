@@ -76,6 +76,23 @@ concept epoch_batch_dataset =
 
 namespace detail {
 
+/// D has one member named get_batch, whatever its signature.
+template <class D>
+concept names_get_batch = requires { &D::get_batch; };
+
+/// A get_batch the loader can call, or none: one of another signature would be passed over
+/// in silence, and the batches stacked sample by sample.
+template <class D>
+constexpr bool checked_get_batch() {
+  static_assert(
+      !names_get_batch<D> || (batch_dataset<D> && !epoch_dataset<D>) || epoch_batch_dataset<D>,
+      "hookforge: the dataset's get_batch cannot serve the loader: declare it "
+      "`Entry get_batch(std::span<const std::size_t> indices) const`, or, for a "
+      "dataset with get(i, epoch), `Entry get_batch(std::span<const std::size_t> "
+      "indices, std::int64_t epoch) const`");
+  return true;
+}
+
 /// Rows `indices` of every field of `fields` (dim 0, `rows` long), one index_select per
 /// field, in the fields' order. std::out_of_range naming `who` for an index past `rows`.
 HOOKFORGE_INLINE Entry gather_rows(const Entry& fields, std::span<const std::size_t> indices,

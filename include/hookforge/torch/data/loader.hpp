@@ -170,6 +170,8 @@ class prefetcher final
 /// See the top of this file. Move-only (it may own worker threads).
 template <dataset Dataset, index_sampler Sampler = default_sampler>
 class DataLoader {
+  static_assert(detail::checked_get_batch<Dataset>());
+
  public:
   using dataset_type = Dataset;
   using sampler_type = Sampler;
