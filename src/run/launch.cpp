@@ -266,7 +266,10 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
     } else {
       ::usleep(20000);
     }
-    // Reap the ranks that ended, in the order the kernel reports them.
+    // Reap the ranks that ended. Of those that failed in one round, a rank ended by a signal
+    // is named: the others' errors (a collective's peer gone) follow from it, and the kernel
+    // reports the oldest child first, not the first to die.
+    std::optional<int> round_failure;
     for (int status = 0;;) {
       const pid_t pid = ::waitpid(-1, &status, WNOHANG);
       if (pid <= 0) break;
@@ -280,10 +283,14 @@ int launch_local(int nproc, const std::vector<std::string>& args, const launch_o
         const bool stopped =
             signal && ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + signal) ||
                        (WIFSIGNALED(status) && WTERMSIG(status) == signal));
-        if (failed(status) && !stopped && !first_failure && !kill_at)
-          first_failure = static_cast<int>(r);
+        if (failed(status) && !stopped && !first_failure && !kill_at &&
+            (!round_failure ||
+             (WIFSIGNALED(status) &&
+              !WIFSIGNALED(ranks[static_cast<std::size_t>(*round_failure)].status))))
+          round_failure = static_cast<int>(r);
       }
     }
+    if (round_failure) first_failure = round_failure;
     if (interrupted && !forwarded) {
       fmt::print(stderr,
                  "hookforge-run: {}: the ranks stop after this epoch, to save it (a second signal "
