@@ -16,10 +16,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <stdexcept>
-#include <string>
 #include <utility>
 
+#include "hookforge/core/build_mode.hpp"
 #include "hookforge/torch/data/scores.hpp"
 #include "hookforge/torch/io/state_map.hpp"
 
@@ -40,28 +39,13 @@ class epoch_progress {
   bool gradients_pending() const noexcept { return gradients_pending_; }
   /// Inside the observer: the epoch ends after this batch (the Trainer's max_steps). The
   /// runner finishes it as after its last batch; its gradients must not wait for an update.
-  void end_epoch() {
-    if (gradients_pending_)
-      throw std::logic_error(
-          "epoch_progress: an epoch cannot end after a batch whose "
-          "gradients wait for an update");
-    ending_ = true;
-  }
+  void end_epoch();
 
   /// {"epoch", "batches", "scores.*"}: what resume() takes back.
-  state_map state() const {
-    state_map state{{"epoch", epoch_}, {"batches", batches_}};
-    if (scores_) nest_state(state, "scores", scores_->state_dict());
-    return state;
-  }
+  state_map state() const;
 
   /// The next start of `state`'s epoch goes on after its batches, with its scores.
-  void resume(const state_map& state) {
-    constexpr const char* owner = "epoch_in_progress";
-    resume_ = resumption{state_value<std::int64_t>(state, owner, "epoch"),
-                         state_value<std::int64_t>(state, owner, "batches"),
-                         nested_state(state, "scores")};
-  }
+  void resume(const state_map& state);
   /// Forget a resume() not yet taken up.
   void cancel_resume() { resume_.reset(); }
 
@@ -69,17 +53,7 @@ class epoch_progress {
 
   /// At the start of `epoch`: the batch it starts at (0, or where a resumed epoch goes on),
   /// with `scores` holding the epoch's partial scores when it is resumed.
-  std::int64_t start(std::int64_t epoch, score_accumulator& scores) {
-    if (!resume_) return 0;
-    const resumption r = std::move(*resume_);
-    resume_.reset();
-    if (r.epoch != epoch)
-      throw std::logic_error("epoch_progress: the checkpoint goes on with epoch " +
-                             std::to_string(r.epoch) + ", but the runner was asked to run epoch " +
-                             std::to_string(epoch));
-    scores.load_state_dict(r.scores);
-    return r.batches;
-  }
+  std::int64_t start(std::int64_t epoch, score_accumulator& scores);
 
   /// While a training loop runs: what state() reports (cleared when the loop ends, also by
   /// an exception).
@@ -128,3 +102,7 @@ class epoch_progress {
 };
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/epoch_progress-inl.hpp"
+#endif

@@ -17,7 +17,8 @@
 #include <string_view>
 
 #include <c10/util/Exception.h>
-#include <fmt/core.h>
+
+#include "hookforge/core/build_mode.hpp"
 
 namespace hookforge {
 
@@ -32,14 +33,12 @@ namespace detail {
 /// The allocator's message when `e` is a memory failure (c10::OutOfMemoryError, or a
 /// c10::Error of LibTorch's CPU allocator: "can't allocate memory" in 2.x, "not enough
 /// memory" in 1.13), else "".
-inline std::string memory_failure_message(const c10::Error& e) {
-  std::string text = e.what_without_backtrace();
-  const bool memory = dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
-                      text.find("not enough memory") != std::string::npos ||
-                      text.find("can't allocate memory") != std::string::npos ||
-                      text.find("out of memory") != std::string::npos;
-  return memory ? text : std::string();
-}
+HOOKFORGE_INLINE std::string memory_failure_message(const c10::Error& e);
+
+/// The out_of_memory for a failure the allocator describes as `what`, in `part` during the
+/// 0-based `epoch` of `epochs`.
+HOOKFORGE_INLINE out_of_memory memory_failure(std::string_view part, std::int64_t epoch,
+                                              std::int64_t epochs, std::string_view what);
 
 }  // namespace detail
 
@@ -49,19 +48,19 @@ inline std::string memory_failure_message(const c10::Error& e) {
 template <class F>
 decltype(auto) naming_memory_failure(std::string_view part, std::int64_t epoch, std::int64_t epochs,
                                      F&& f) {
-  const auto failure = [&](const std::string& what) {
-    return out_of_memory(fmt::format("out of memory in {} during epoch {} of {}: {}", part,
-                                     epoch + 1, epochs, what));
-  };
   try {
     return f();
   } catch (const std::bad_alloc&) {
-    throw failure("std::bad_alloc (the allocation failed)");
+    throw detail::memory_failure(part, epoch, epochs, "std::bad_alloc (the allocation failed)");
   } catch (const c10::Error& e) {
     const auto what = detail::memory_failure_message(e);
     if (what.empty()) throw;
-    throw failure(what);
+    throw detail::memory_failure(part, epoch, epochs, what);
   }
 }
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/memory_failure-inl.hpp"
+#endif

@@ -9,14 +9,14 @@
 #pragma once
 
 #include <algorithm>
-#include <stdexcept>
+#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "hookforge/core/batch_stages.hpp"
+#include "hookforge/core/build_mode.hpp"
+#include "hookforge/core/fields.hpp"
 #include "hookforge/core/runtime/field_flow.hpp"
-#include "hookforge/core/runtime/join.hpp"
 #include "hookforge/core/runtime/warning.hpp"
 #include "hookforge/torch/data/fields_of.hpp"
 #include "hookforge/torch/data/validation_sets.hpp"
@@ -26,21 +26,11 @@ namespace hookforge {
 
 namespace detail {
 
-/// The message for `miss`, a read of a hook on `runner` that the `phase` batch lacks.
-inline std::string missing_field_text(const missing_field& miss, std::string_view runner,
-                                      std::string_view phase) {
-  const auto& h = *miss.handler;
-  const auto closest = closest_fields(miss.field, miss.present);
-  std::string out = "Trainer: " + h.hook + "::" + h.method + " reads the batch field '" +
-                    miss.field + "' at " + std::string(h.point) + " of " + std::string(runner) +
-                    ", which the " + std::string(phase) + " batch does not have there (fields: " +
-                    (miss.present.empty() ? std::string("none") : join_names(miss.present, ", ")) +
-                    ")";
-  if (!closest.empty()) out += "; closest: " + join_names(closest, ", ");
-  return out +
-         ". Provide it (the dataset, the model or an earlier hook's writes<>) or bind the "
-         "handler later";
-}
+/// Throws for the first read in `uses` (handlers bound on `runner`) that the `phase` batch
+/// lacks, the batch followed through `stages` from what `data` says (trainer_fields-inl.hpp).
+HOOKFORGE_INLINE void check_field_reads(std::string_view phase, std::string_view runner,
+                                        std::span<const point_batch> stages, phase_data data,
+                                        std::span<const bound_fields> uses);
 
 /// Throws for the first read of `runner`'s hooks that its batch over `loader` lacks.
 template <class Runner, class Loader, class Model>
@@ -56,10 +46,8 @@ void check_phase_fields(std::string_view phase, Runner& runner, const Loader& lo
            "batch fields its hooks read are not checked before training");
       return;
     }
-    const batch_flow flow(batch_stages_of<Runner>,
-                          {dataset_fields_of(loader), output_fields_of(model)}, uses);
-    if (const auto miss = first_missing_field(flow, uses))
-      throw std::invalid_argument(missing_field_text(*miss, runner_name<Runner>(), phase));
+    check_field_reads(phase, runner_name<Runner>(), batch_stages_of<Runner>,
+                      {dataset_fields_of(loader), output_fields_of(model)}, uses);
   }
 }
 
@@ -82,3 +70,7 @@ void Trainer<Model, TrainRunner, ValRunner, Hooks...>::check_batch_fields(
 }
 
 }  // namespace hookforge
+
+#if HOOKFORGE_HEADER_ONLY
+#include "hookforge/torch/runners/trainer_fields-inl.hpp"
+#endif
