@@ -221,6 +221,7 @@ HOOKFORGE_REGISTER(training_hook, LRWarmup,
 HOOKFORGE_REGISTER(trainer_hook, MetricsPlot,
                    cfg::options<metrics_plot_options>(
                        cfg::field("interval", &metrics_plot_options::interval),
+                       cfg::field("min_seconds", &metrics_plot_options::min_seconds),
                        cfg::field("out_dir", &metrics_plot_options::out_dir).output_path(),
                        cfg::field("csv", &metrics_plot_options::csv),
                        cfg::field("filename", &metrics_plot_options::filename),

@@ -258,6 +258,8 @@ TEST_CASE("wrong parameters are errors at construction, naming hook and paramete
                     Contains("MetricsPlot: panels must name at least one word"));
   CHECK_THROWS_WITH(plot({.panels = {"loss", ""}}), Contains("MetricsPlot: panels must be words"));
   CHECK_THROWS_WITH(plot({.width = 0}), Contains("MetricsPlot: width and panel_height"));
+  CHECK_THROWS_WITH(plot({.min_seconds = -1}),
+                    Contains("MetricsPlot: min_seconds must be a finite number >= 0, got -1"));
   CHECK_THROWS_WITH(plot({.timeout_seconds = 0}),
                     Contains("MetricsPlot: timeout_seconds must be > 0"));
 }
@@ -908,19 +910,22 @@ TEST_CASE("MetricsPlot: metrics.png drawn with gnuplot after LossLogger's row, a
   TrainingEpochRunner train(sgd, {});
   ValidationEpochRunner val(inference_options{});
   LossLogger logger({.stream = nullptr});
-  MetricsPlot plot;
+  MetricsPlot plot;                                                // min_seconds 30
+  MetricsPlot every({.min_seconds = 0, .filename = "every.png"});  // each epoch
   // Attached before the logger: the priorities order them (LossLogger BELOW_NORMAL, MetricsPlot
   // LOWEST).
   Trainer trainer(model, train, val, {.epochs = 3, .val_interval = 2, .work_dir = dir.path},
-                  hookforge::ref(plot), hookforge::ref(logger));
+                  hookforge::ref(plot), hookforge::ref(every), hookforge::ref(logger));
   auto data = regression_data(2, 4);
   capture_warnings warnings;
   trainer.fit(data, data, mse);
   CHECK(warnings.messages.empty());
-  CHECK(plot.drawn() == 3);  // each epoch; not again at on_training_finished
+  CHECK(every.drawn() == 3);  // each epoch; not again at on_training_finished
+  CHECK(plot.drawn() == 1);   // at on_training_finished: 3 epochs took less than 30 s
   CHECK(is_png(dir.path / "metrics.png"));
-  CHECK(dir.files() ==
-        std::vector<std::string>{"metrics.csv", "metrics.jsonl", "metrics.png"});  // no temp left
+  CHECK(is_png(dir.path / "every.png"));
+  CHECK(dir.files() == std::vector<std::string>{"every.png", "metrics.csv", "metrics.jsonl",
+                                                "metrics.png"});  // no temp left
 
   // A CSV with PSNR columns: two panels, a taller image than the loss-only one.
   temp_dir sr("hookforge_plot_sr");

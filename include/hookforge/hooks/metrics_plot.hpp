@@ -6,8 +6,9 @@
 //   hookforge::Trainer trainer(model, train, val, {.epochs = 30, .work_dir = "runs/a"},
 //                              hookforge::ref(logger), hookforge::ref(plot));
 //
-// At on_trainer_epoch_finished (every `interval` epochs) and at on_training_finished (when
-// the last epoch was not drawn yet) it reads `<dir>/metrics.csv` and draws `<dir>/metrics.png`
+// At on_trainer_epoch_finished (every `interval` epochs, once the epochs since the drawing
+// before, or since the start, took `min_seconds`) and at on_training_finished (when the last
+// epoch was not drawn yet) it reads `<dir>/metrics.csv` and draws `<dir>/metrics.png`
 // (dir: `out_dir`, default the trainer's work_dir): x is the `epoch` column; a panel per
 // word of `panels` (default "loss" and "psnr") holds every column whose name has the word
 // as a whole word, ignoring case (train_loss and val_loss; val_psnr and val_bicubic_psnr;
@@ -27,6 +28,10 @@
 // and goes on, the image appears some tens of milliseconds later, and the next drawing, the
 // end of training (on_training_finished) and the hook's destruction wait for it. A drawing's
 // warning is therefore said at the next epoch's drawing or at the end. draw(dir) waits.
+// `min_seconds` (30) bounds what drawing costs a run of short epochs: a drawing takes about
+// 50 ms of CPU (gnuplot's start and its PNG), 1.6 % of a 3-second epoch, while an image at
+// most half a minute old serves a reader as well as one per epoch. The epochs' time is
+// their epoch_seconds, so a run's drawings do not depend on how long its hooks waited.
 // Priority LOWEST: LossLogger (BELOW_NORMAL) has written the epoch's row, and
 // CheckpointSaver (VERY_LOW) the epoch's checkpoint, before it draws.
 #pragma once
@@ -69,6 +74,8 @@ namespace hookforge {
 /// MetricsPlot's options.
 struct metrics_plot_options {
   std::int64_t interval = 1;  ///< draw every N epochs; 0: only at on_training_finished
+  double min_seconds = 30;    ///< epoch seconds between two drawings during training, at least
+                              ///< (the end of training always draws); 0: every `interval`
   std::filesystem::path out_dir =
       {};  ///< folder of metrics.csv and the image; empty: the trainer's work_dir
   std::string csv = "metrics.csv";  ///< the table read, in out_dir
@@ -221,14 +228,21 @@ class MetricsPlot {
           o.width, o.panel_height));
     if (o.gnuplot.empty())
       throw std::invalid_argument("MetricsPlot: gnuplot must name a program, got an empty name");
+    if (!(o.min_seconds >= 0) || !std::isfinite(o.min_seconds))
+      throw std::invalid_argument(fmt::format(
+          "MetricsPlot: min_seconds must be a finite number >= 0, got {}", o.min_seconds));
     if (!(o.timeout_seconds > 0))
       throw std::invalid_argument(
           fmt::format("MetricsPlot: timeout_seconds must be > 0, got {}", o.timeout_seconds));
   }
 
-  /// At on_trainer_epoch_finished: draw every `interval` epochs, in the background.
+  /// At on_trainer_epoch_finished: draw every `interval` epochs, once `min_seconds` of epochs
+  /// passed since the last drawing, in the background.
   void plot(TrainerContext& ctx, points::on_trainer_epoch_finished) {
-    if (options_.interval > 0 && ctx.completed_epochs % options_.interval == 0) start_epoch(ctx);
+    undrawn_seconds_ += ctx.epoch_seconds;
+    if (options_.interval > 0 && ctx.completed_epochs % options_.interval == 0 &&
+        undrawn_seconds_ >= options_.min_seconds)
+      start_epoch(ctx);
   }
   /// At on_training_finished: draw the last epoch, unless it was, and wait for the image.
   void plot(TrainerContext& ctx, points::on_training_finished) {
@@ -269,6 +283,7 @@ class MetricsPlot {
 
   void start_epoch(const TrainerContext& ctx) {
     drawn_epochs_ = ctx.completed_epochs;
+    undrawn_seconds_ = 0;
     (void)start(directory(ctx));
   }
 
@@ -362,6 +377,7 @@ class MetricsPlot {
   metrics_plot_options options_;
   bool disabled_ = false;
   std::int64_t drawn_epochs_ = -1;
+  double undrawn_seconds_ = 0;  ///< epoch seconds since the last epoch's drawing (or the start)
   std::int64_t drawn_ = 0;
   std::string last_warning_;
   std::filesystem::path image_;          ///< the image the drawing in flight writes
