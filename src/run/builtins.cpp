@@ -198,7 +198,8 @@ HOOKFORGE_REGISTER_AS(dataset, "ProceduralImages", run::dataset_of<ProceduralIma
                                                  run::gibibytes(run::allocation_budget()))),
                           cfg::field("scale", &procedural_images_options::scale),
                           cfg::field("seed", &procedural_images_options::seed),
-                          cfg::field("cache", &procedural_images_options::cache)));
+                          cfg::field("cache", &procedural_images_options::cache),
+                          cfg::field("bicubic", &procedural_images_options::bicubic)));
 template <>
 struct hookforge::run::enum_names<hookforge::image_color> {
   static constexpr std::pair<std::string_view, image_color> values[] = {
@@ -237,6 +238,7 @@ HOOKFORGE_REGISTER_AS(
         cfg::field("repeat", &image_folder_options::repeat)
             .check(multiplier, "a number of samples per file of at most 2147483648"),
         cfg::field("scale", &image_folder_options::scale),
+        cfg::field("bicubic", &image_folder_options::bicubic),
         cfg::field("patch", &image_folder_options::patch),
         cfg::field("flip", &image_folder_options::flip),
         cfg::field("rotate", &image_folder_options::rotate),

@@ -194,6 +194,43 @@ TEST_CASE("ImageFolder patches: aligned, a function of (seed, epoch, index), cac
   CHECK(transposed > 8);  // most of the 8 flips and rotations of a patch differ from it
 }
 
+TEST_CASE("ImageFolder without bicubic: input and target, the same patches, less memory",
+          "[images]") {
+  photo_folder photos;
+  image_folder_options options{.root = photos.dir.path, .color = image_color::gray, .scale = 2};
+  auto slim_options = options;
+  slim_options.bicubic = false;
+  const ImageFolder full(options), slim(slim_options);
+  CHECK((full.field_names() == std::vector<std::string>{"input", "target", "bicubic"}));
+  CHECK((slim.field_names() == std::vector<std::string>{"input", "target"}));
+  CHECK(slim.smallest("bicubic") == std::nullopt);
+  CHECK(slim.smallest("target")->width == full.smallest("bicubic")->width);
+  for (bool cache : {false, true})
+    for (std::int64_t patch : {0, 8}) {
+      auto a = options, b = slim_options;
+      a.cache = b.cache = cache;
+      a.patch = b.patch = patch;
+      a.flip = b.flip = patch > 0;
+      const ImageFolder with(a), without(b);
+      for (std::int64_t epoch : {0, 3}) {
+        const auto got = without.get(1, epoch), expected = with.get(1, epoch);
+        CHECK((got.names() == std::vector<std::string>{"input", "target"}));
+        CHECK(torch::equal(got.at("input"), expected.at("input")));
+        CHECK(torch::equal(got.at("target"), expected.at("target")));
+      }
+    }
+  // The memory an image takes, told from its header for memory_limit and the cache's budget,
+  // leaves the baseline out: HR and LR only.
+  const image_info info = read_image_info(photos.dir.path / "c.png");
+  const double with_baseline = hookforge::detail::images::working_bytes(info, 1, 2, true);
+  const double without_baseline = hookforge::detail::images::working_bytes(info, 1, 2, false);
+  CHECK(without_baseline < with_baseline);
+  CHECK(hookforge::detail::images::cached_bytes(info, 1, 2, false) ==
+        static_cast<double>(info.width * info.height) * 4 * 1.25);
+  CHECK(hookforge::detail::images::cached_bytes(info, 1, 2, true) ==
+        static_cast<double>(info.width * info.height) * 4 * 2.25);
+}
+
 TEST_CASE("ImageFolder in a DataLoader with workers: each batch drawn in its epoch, resumable",
           "[images][data]") {
   photo_folder photos;

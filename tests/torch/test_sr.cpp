@@ -117,6 +117,34 @@ TEST_CASE("ProceduralImages: a sample is a function of (seed, index) only", "[sr
   }
 }
 
+TEST_CASE("ProceduralImages without bicubic: input and target only, the same images",
+          "[sr][data]") {
+  const procedural_images_options with{.count = 12, .size = 16, .scale = 2, .seed = 3};
+  auto without = with;
+  without.bicubic = false;
+  CHECK(ProceduralImages(with).field_names() ==
+        std::vector<std::string>{"input", "target", "bicubic"});
+  CHECK(ProceduralImages(without).field_names() == std::vector<std::string>{"input", "target"});
+  for (bool cache : {false, true}) {
+    auto a = with, b = without;
+    a.cache = b.cache = cache;
+    const ProceduralImages full(a), slim(b);
+    const std::vector<std::size_t> indices{7, 0, 11};
+    for (const Entry& got : {slim.get(5), slim.get_batch(indices)})
+      CHECK(got.names() == std::vector<std::string>{"input", "target"});
+    for (const char* field : {"input", "target"}) {
+      CHECK(torch::equal(slim.get(5).at(field), full.get(5).at(field)));
+      CHECK(torch::equal(slim.get_batch(indices).at(field), full.get_batch(indices).at(field)));
+    }
+  }
+  // The cache keeps target and input: 1.25 size^2 floats a sample instead of 2.25.
+  auto cached = without;
+  cached.cache = true;
+  CHECK(cached.cached_bytes() == 12 * (16 * 16 + 8 * 8) * sizeof(float));
+  cached.bicubic = true;
+  CHECK(cached.cached_bytes() == 12 * (2 * 16 * 16 + 8 * 8) * sizeof(float));
+}
+
 TEST_CASE("ProceduralImages: shapes, ranges, box-downscaled input, clamped bicubic", "[sr][data]") {
   for (std::int64_t scale : {2, 3, 4}) {
     const std::int64_t side = 12 * scale;

@@ -18,7 +18,8 @@
 //   "target"   [C, H, W]      the image (HR);
 //   "input"    [C, H/s, W/s]  HR reduced by antialiased bicubic (resize.hpp), rounded to the
 //                             file's bit depth as a saved LR file would be (LR);
-//   "bicubic"  [C, H, W]      LR enlarged back by bicubic: the baseline a model must beat.
+//   "bicubic"  [C, H, W]      LR enlarged back by bicubic: the baseline a model must beat;
+//                             not made with `bicubic` false (training reads input and target).
 // With `lr_root`, "input" is read instead (paired data, as DIV2K's LR folders): the file at
 // the same path under lr_root whose stem is the HR file's plus `lr_suffix` ("x2"), with the
 // HR file's extension or .png, .jpg, .jpeg; it must be HR's size divided by s (rounded down).
@@ -44,7 +45,9 @@
 // runs out while a file is prepared an out_of_memory naming it.
 //
 // `cache` keeps every prepared image (HR, LR and bicubic, float32) in memory; without it each
-// get decodes its file again, in the loader's worker threads when it has workers.
+// get decodes its file again, in the loader's worker threads when it has workers. With
+// `bicubic` false there is no baseline to make, keep or cut: almost half the cache, and no
+// bicubic enlargement of the whole image for each uncached patch.
 #pragma once
 
 #include <algorithm>
@@ -68,54 +71,13 @@
 #include "hookforge/images/detail/folder_listing.hpp"
 #include "hookforge/images/detail/prepared_memory.hpp"
 #include "hookforge/images/image_file.hpp"
+#include "hookforge/images/image_folder_options.hpp"
 #include "hookforge/images/image_limits.hpp"
 #include "hookforge/images/resize.hpp"
 #include "hookforge/torch/data/entry.hpp"
 #include "hookforge/torch/data/splitmix64.hpp"
 
 namespace hookforge {
-
-struct image_folder_options {
-  std::filesystem::path root;            ///< required: the folder the images are under
-  std::vector<std::string> files = {};   ///< paths under root to take, in order; empty: all
-  image_color color = image_color::rgb;  ///< rgb (3 channels), gray or y (1 channel)
-  std::int64_t repeat = 1;               ///< >= 1: samples per file and epoch (patches)
-  std::int64_t scale = 1;                ///< >= 1; from 2, super-resolution pairs
-  std::int64_t patch = 0;         ///< side of the HR patches, a multiple of scale; 0: whole images
-  bool flip = false;              ///< random left-right and up-down flips of the patches
-  bool rotate = false;            ///< random transposition of the patches (90-degree rotations)
-  bool cache = false;             ///< keep the decoded images in memory
-  std::int64_t bit_depth = 0;     ///< 8 or 16: every file must have it; 0: either
-  std::uint64_t seed = 0;         ///< patches and flips are a function of (seed, epoch, index)
-  std::string missing_hint = {};  ///< added to the message when root does not exist
-  std::filesystem::path lr_root = {};  ///< paired LR files, matched by name; empty: reduce HR
-  std::string lr_suffix = {};          ///< an LR file's stem is its HR file's plus this ("x2")
-  std::int64_t max_pixels = default_max_pixels;  ///< width x height of a file, at most
-  double memory_limit = 0;  ///< bytes an image (prepared) and the cache may take; 0: unchecked
-  bool files_outside_root = false;  ///< `files` may name paths outside root
-
-  /// std::invalid_argument naming the first option out of range.
-  void validate() const {
-    auto fail = [](const std::string& what) {
-      throw std::invalid_argument("ImageFolder: " + what);
-    };
-    if (root.empty()) fail("root must be given");
-    if (repeat < 1) fail("repeat must be >= 1, got " + std::to_string(repeat));
-    if (scale < 1) fail("scale must be >= 1, got " + std::to_string(scale));
-    if (patch < 0 || patch % scale != 0)
-      fail("patch must be 0 (whole images) or a positive multiple of scale " +
-           std::to_string(scale) + ", got " + std::to_string(patch));
-    if (bit_depth != 0 && bit_depth != 8 && bit_depth != 16)
-      fail("bit_depth must be 0 (any), 8 or 16, got " + std::to_string(bit_depth));
-    if ((flip || rotate) && patch == 0)
-      fail("flip and rotate need patch > 0 (whole images are evaluated as they are)");
-    if (max_pixels < 1) fail("max_pixels must be >= 1, got " + std::to_string(max_pixels));
-    if (!(memory_limit >= 0)) fail("memory_limit must be >= 0 bytes (0: unchecked)");
-    if (!lr_root.empty() && scale < 2)
-      fail("lr_root needs scale >= 2 (the factor between its images and root's), got " +
-           std::to_string(scale));
-  }
-};
 
 /// A field's size in a sample, and the file it was cut from (empty for a patch).
 struct image_extent {
@@ -165,15 +127,16 @@ class ImageFolder {
       return p.clone(torch::MemoryFormat::Contiguous);  // never a view of a cached image
     };
     if (o.scale == 1) return {{"input", cut(image.high, 1)}};
-    return {{"input", cut(image.lr, 1)},
-            {"target", cut(image.high, o.scale)},
-            {"bicubic", cut(image.bicubic, o.scale)}};
+    Entry sample{{"input", cut(image.lr, 1)}, {"target", cut(image.high, o.scale)}};
+    if (image.bicubic.defined()) sample.set("bicubic", cut(image.bicubic, o.scale));
+    return sample;
   }
 
   /// The fields of every sample (see the top of this file), for the checks made before
   /// training.
   std::vector<std::string> field_names() const {
     if (shared_->options.scale == 1) return {"input"};
+    if (!shared_->options.bicubic) return {"input", "target"};
     return {"input", "target", "bicubic"};
   }
 
@@ -189,14 +152,17 @@ class ImageFolder {
   std::optional<image_extent> smallest(std::string_view field) const;
 
  private:
-  /// One image ready to cut: HR, and with scale >= 2 its LR and bicubic baseline.
+  /// One image ready to cut: HR, and with scale >= 2 its LR and (unless options.bicubic is
+  /// false) its bicubic baseline.
   struct prepared {
     torch::Tensor high, lr, bicubic;
     const torch::Tensor& low() const { return lr.defined() ? lr : high; }
     Entry entry(std::int64_t scale, bool copy) const {
       auto out = [copy](const torch::Tensor& t) { return copy ? t.clone() : t; };
       if (scale == 1) return {{"input", out(high)}};
-      return {{"input", out(lr)}, {"target", out(high)}, {"bicubic", out(bicubic)}};
+      Entry sample{{"input", out(lr)}, {"target", out(high)}};
+      if (bicubic.defined()) sample.set("bicubic", out(bicubic));
+      return sample;
     }
   };
 
@@ -218,7 +184,8 @@ class ImageFolder {
         infos.push_back(read_image_info(files[i]));
         check(files[i], infos[i]);
         if (!lr_files.empty()) check_pair(i, infos[i], read_image_info(lr_files[i]));
-        cache_bytes += detail::images::cached_bytes(infos[i], channels(), options.scale);
+        cache_bytes +=
+            detail::images::cached_bytes(infos[i], channels(), options.scale, options.bicubic);
       }
       if (options.cache) cache_all(cache_bytes);
     }
@@ -335,7 +302,8 @@ class ImageFolder {
         throw image_error(file, "is " + size + " pixels, smaller than " +
                                     (options.patch > 0 ? "the patch, " : "the scale, ") +
                                     std::to_string(need) + " x " + std::to_string(need));
-      const double bytes = detail::images::working_bytes(info, channels(), options.scale);
+      const double bytes =
+          detail::images::working_bytes(info, channels(), options.scale, options.bicubic);
       if (options.memory_limit > 0 && bytes > options.memory_limit)
         throw image_error(file, "is " + size + " pixels, which take " +
                                     detail::images::gib_text(bytes) +
@@ -352,7 +320,8 @@ class ImageFolder {
       return detail::images::naming_file(file, doing, [&] { return prepare_image(index); });
     }
 
-    /// HR, and with scale >= 2 its LR (lr_root's file, or HR reduced) and bicubic baseline.
+    /// HR, and with scale >= 2 its LR (lr_root's file, or HR reduced) and, with
+    /// options.bicubic, its bicubic baseline.
     prepared prepare_image(std::size_t index) const {
       image_info info;
       const auto pixels = read_image(files[index], &info, limits());
@@ -372,7 +341,7 @@ class ImageFolder {
         check_pair(index, info, low);
         p.lr = to_color(to_unit_range(lr_pixels, low.bit_depth), options.color).contiguous();
       }
-      p.bicubic = bicubic_upscale(p.lr, options.scale);
+      if (options.bicubic) p.bicubic = bicubic_upscale(p.lr, options.scale);
       return p;
     }
   };
@@ -383,7 +352,8 @@ class ImageFolder {
 inline std::optional<image_extent> ImageFolder::smallest(std::string_view field) const {
   const auto& o = shared_->options;
   const bool low = field == "input";
-  if (!low && (o.scale == 1 || (field != "target" && field != "bicubic"))) return std::nullopt;
+  const bool high = field == "target" || (field == "bicubic" && o.bicubic);
+  if (!low && (o.scale == 1 || !high)) return std::nullopt;
   const auto divide = low ? o.scale : 1;
   if (o.patch > 0) return image_extent{{}, o.patch / divide, o.patch / divide};
   std::optional<image_extent> best;

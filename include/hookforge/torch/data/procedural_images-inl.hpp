@@ -272,6 +272,7 @@ HOOKFORGE_INLINE Entry ProceduralImages::draw(std::size_t index) const {
   auto target =
       torch::from_blob(const_cast<float*>(pixels.data()), {1, side, side}, torch::kFloat).clone();
   auto input = torch::avg_pool2d(target, {scale, scale});
+  if (!options_.bicubic) return Entry{{"input", input}, {"target", target}};
   namespace F = torch::nn::functional;
   auto bicubic = F::interpolate(input.unsqueeze(0), F::InterpolateFuncOptions()
                                                         .size(std::vector<std::int64_t>{side, side})

@@ -10,6 +10,10 @@
 //   sample.at("bicubic");   // [1, 48, 48]  the input upscaled back to HR size, bicubic
 //                           //              (torch, align_corners = false), clamped to [0, 1]
 //
+// "bicubic" is the baseline validation measures a model against; training reads only input and
+// target, so a training set can leave it out (`.bicubic = false`): nothing is drawn, kept or
+// gathered for it, and the checks made before training name it if something reads it.
+//
 // Sample i is drawn with a splitmix64 generator seeded from (seed, i) — never torch's global
 // generator — so get(i) gives the same tensors whatever was drawn before and is safe to
 // call from several threads at once (a DataLoader's workers). Each image, drawn at HR:
@@ -22,8 +26,8 @@
 // of ramp), so the images have sharp but not aliased detail that bicubic upscaling blurs.
 // An image takes about a quarter of a millisecond to draw at 48 x 48, so by default it is
 // drawn again at each get() and nothing is kept. With `cache`, every sample is drawn once,
-// when the dataset is built, and kept (input, target and bicubic: 4.5 size^2 floats per
-// sample, 85 MB for the default job's 4096 samples of 48 x 48); get() then returns views of
+// when the dataset is built, and kept (input, target and bicubic: 2.25 size^2 floats per
+// sample, 85 MB for 4096 samples of 48 x 48; 47 MB without bicubic); get() then returns views of
 // the kept images, as tensor_dataset does, and writing into a sample writes into the
 // dataset. The loader gathers a batch from the kept images at once (get_batch): one copy,
 // one index_select per field. Without the cache, the default job spends about a fifth of
@@ -48,16 +52,18 @@ struct procedural_images_options {
   std::int64_t scale = 2;    ///< downscaling factor from HR to the input, >= 2
   std::uint64_t seed = 0;    ///< the samples are a function of (seed, index) only
   bool cache = false;        ///< draw every sample once, at construction, and keep it
+  bool bicubic = true;       ///< samples carry "bicubic", the baseline (false: input, target)
 
   /// std::invalid_argument naming the first option out of range.
   void validate() const;
 
-  /// The bytes `cache` keeps (0 without it): every sample's input, target and bicubic,
-  /// float32. A double: a config may ask for more than a size_t holds.
+  /// The bytes `cache` keeps (0 without it): every sample's fields, float32. A double: a
+  /// config may ask for more than a size_t holds.
   double cached_bytes() const {
     if (!cache) return 0;
     const double side = static_cast<double>(size), low = side / static_cast<double>(scale);
-    return static_cast<double>(count) * (2 * side * side + low * low) * sizeof(float);
+    const double high_images = bicubic ? 2 : 1;  // target, and bicubic
+    return static_cast<double>(count) * (high_images * side * side + low * low) * sizeof(float);
   }
 };
 
@@ -70,13 +76,17 @@ class ProceduralImages {
   std::size_t size() const noexcept { return static_cast<std::size_t>(options_.count); }
 
   /// {"input": [1, size/scale, size/scale], "target": [1, size, size], "bicubic": [1, size,
-  /// size]}, float32 on the CPU, in [0, 1]. Throws std::out_of_range past the end.
+  /// size] (unless options.bicubic is false)}, float32 on the CPU, in [0, 1]. Throws
+  /// std::out_of_range past the end.
   Entry get(std::size_t index) const;
   /// The samples at `indices`, each field [B, 1, ...]: gathered from the cache with one
   /// index_select per field, or drawn and stacked without it. std::out_of_range past the end.
   Entry get_batch(std::span<const std::size_t> indices) const;
   /// The fields of every sample, for the checks made before training.
-  static std::vector<std::string> field_names() { return {"input", "target", "bicubic"}; }
+  std::vector<std::string> field_names() const {
+    if (!options_.bicubic) return {"input", "target"};
+    return {"input", "target", "bicubic"};
+  }
 
   const procedural_images_options& options() const noexcept { return options_; }
 
