@@ -70,6 +70,7 @@
 #include "hookforge/torch/runners/epoch_progress-inl.hpp"
 #include "hookforge/torch/runners/gan_runner-inl.hpp"
 #include "hookforge/torch/runners/inference_runner-inl.hpp"
+#include "hookforge/torch/runners/malloc_tuning-inl.hpp"
 #include "hookforge/torch/runners/memory_failure-inl.hpp"
 #include "hookforge/torch/runners/trainer_bookkeeping-inl.hpp"
 #include "hookforge/torch/runners/trainer_fields-inl.hpp"

@@ -50,6 +50,7 @@
 #include "hookforge/torch/runners/epoch.hpp"
 #include "hookforge/torch/runners/gan_runner.hpp"
 #include "hookforge/torch/runners/inference_runner.hpp"
+#include "hookforge/torch/runners/malloc_tuning.hpp"
 #include "hookforge/torch/runners/runner_concepts.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/training_epoch_runner.hpp"

@@ -20,7 +20,6 @@
 #include "config_file.hpp"
 #include "exits.hpp"
 #include "export.hpp"
-#include "malloc_tuning.hpp"
 #include "output_lock.hpp"
 #include "ranks.hpp"
 #include "report.hpp"
@@ -41,6 +40,7 @@
 #include "hookforge/run/registrations.hpp"
 #include "hookforge/run/settings.hpp"
 #include "hookforge/run/trainer.hpp"
+#include "hookforge/torch/runners/malloc_tuning.hpp"
 
 namespace hookforge::run {
 
@@ -218,7 +218,7 @@ std::optional<int> after_signal(int signal, int requeue_signal, const rank_setup
 }
 
 int run_main(int argc, char** argv) {
-  detail::tune_malloc();
+  tune_malloc();  // before the datasets: their start-up allocations are a training's too
   link_registrations();
   const auto started = std::chrono::steady_clock::now();
 

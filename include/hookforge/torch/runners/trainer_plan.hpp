@@ -13,6 +13,7 @@
 
 #include "hookforge/torch/data/validation_sets.hpp"
 #include "hookforge/torch/runners/epoch_progress.hpp"
+#include "hookforge/torch/runners/malloc_tuning.hpp"
 #include "hookforge/torch/runners/trainer.hpp"
 #include "hookforge/torch/runners/trainer_bookkeeping.hpp"
 
@@ -65,6 +66,7 @@ template <class Model, class TrainRunner, class ValRunner, class... Hooks>
 template <class TrainLoader, class ValLoader, class ValC>
 epoch_progress* Trainer<Model, TrainRunner, ValRunner, Hooks...>::start_fit(
     TrainLoader& train_loader, ValLoader& val_loader, ValC& val_criterion) {
+  if (options_.tune_malloc) hookforge::tune_malloc();
   const std::int64_t planned = planned_epochs(train_loader);
   planned_epochs_ = planned;
   train_->set_total_epochs(planned);

@@ -157,6 +157,10 @@ struct trainer_options {
   bool stop_mid_epoch = true;
   /// Several ranks: how they stop together in the middle of an epoch (see rank_agreement).
   rank_agreement agreement = {};
+  /// fit() first sets glibc's malloc thresholds for training, process-wide (tune_malloc,
+  /// malloc_tuning.hpp: without them a step's temporaries can cost page faults every step);
+  /// false leaves the allocator as it is. GLIBC_TUNABLES' malloc settings win either way.
+  bool tune_malloc = true;
 };
 
 /// One epoch of a fit() call, as fit_result::history keeps it.
