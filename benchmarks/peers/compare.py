@@ -20,6 +20,10 @@ figure to read when the difference is smaller than the machine's drift between r
 is conservative for a job with helper threads (hookforge-run's background plotting and
 writers share its one CPU).
 
+"hookforge C++ API" (with --api) is the job written against hookforge's headers as a user of
+the library writes it (benchmarks/peers/api_job.cpp): the Trainer, the runners and the
+built-in hooks without the config layer.
+
 Columns: samples/s = training samples per steady-state epoch second; overhead per step =
 (the framework's epoch - its language's plain loop's epoch) / steps per epoch; end to end =
 the whole LONG run, process start to exit. One compute thread everywhere
@@ -50,6 +54,9 @@ def frameworks(args):
     entry per framework and DataLoader worker count (--workers), none for the plain C++ loop."""
     jobs = {"plain C++": ("C++", "plain C++",
                           lambda e, w: [args.plain, "--epochs", str(e), "--work-dir", str(w)])}
+    if args.api:
+        jobs["hookforge C++ API"] = ("C++", "plain C++",
+                                     lambda e, w: [args.api, "--epochs", str(e), "--work-dir", str(w)])
     scripts = {"plain PyTorch": "plain.py", "Lightning": "lightning_job.py",
                "MMEngine": "mmengine_job.py", "Ignite": "ignite_job.py"}
     for workers in args.workers:
@@ -111,6 +118,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hookforge-run", required=True, help="hookforge-run built on the peers' LibTorch")
     parser.add_argument("--plain", required=True, help="hookforge_peer_plain")
+    parser.add_argument("--api", help="hookforge_peer_api: the job through hookforge's C++ API")
     parser.add_argument("--data", type=Path, required=True, help="hookforge_peer_data's folder")
     parser.add_argument("--python", default=sys.executable, help="the peers' venv (scripts/peers.sh)")
     parser.add_argument("--rounds", type=int, default=3)

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +20,7 @@
 #include "hookforge/torch/metrics/psnr.hpp"
 #include "hookforge/torch/metrics/ssim.hpp"
 #include "hookforge/torch/models/espcn.hpp"
+#include "job_args.hpp"
 
 namespace {
 
@@ -50,20 +50,7 @@ void save(hookforge::ESPCN& model, torch::optim::Adam& optimizer, const std::fil
 }  // namespace
 
 int main(int argc, char** argv) {
-  int epochs = 10;
-  std::filesystem::path work_dir = "runs/plain";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    if (key == "--epochs")
-      epochs = std::atoi(argv[i + 1]);
-    else if (key == "--work-dir")
-      work_dir = argv[i + 1];
-    else {
-      std::fprintf(stderr, "usage: %s [--epochs E] [--work-dir W]\n", argv[0]);
-      return 2;
-    }
-  }
-  std::filesystem::create_directories(work_dir);
+  const auto [epochs, work_dir] = peers::parse_job_args(argc, argv, "runs/plain");
   torch::set_num_threads(1);
   const auto started = std::chrono::steady_clock::now();
 
