@@ -8,8 +8,8 @@
 #             the pinned MLflow whose server and client check MLflowLogger (scripts/mlflow.sh),
 #             and the peers the parity tests run (Lightning, torchmetrics...: scripts/peers.sh)
 #   torch2    GCC against LibTorch 2.11 (the pip wheel, a CUDA build), in <build-dir>-torch2:
-#             everything, every test but the header self-containment tests (label `headers`,
-#             run by clang) (with the parity tests against the peers, which share this
+#             everything, every test but the header self-containment tests (label `headers`)
+#             and the compile-fail cases' twins (`compile-fail-twin`), which clang runs (with the parity tests against the peers, which share this
 #             PyTorch); the `cuda` tests are skipped, with the reason, where no GPU is present
 #   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything but the
 #             examples, which torch2 builds and runs (their code is plain LibTorch and the API
@@ -22,7 +22,7 @@
 #             some consumer tests (`libtorch-independent`)
 #   clang     clang++-19 (or $HOOKFORGE_CLANG) against LibTorch 2.11, in <build-dir>-clang: the
 #             core's unit tests, the compiled torch layer, every compile-fail test (C++20
-#             and C++26, whose messages are composed), and the header self-containment tests:
+#             and C++26, whose messages are composed) with the twins (C++20), and the header self-containment tests:
 #             which headers a header must include is the same for GCC (both use libstdc++),
 #             and Clang reads the precompiled LibTorch headers they share lazily, in about
 #             three quarters of GCC's time
@@ -68,7 +68,7 @@ configure_build_test() {  # DIR CTEST_ARGS CMAKE_ARGS...
 }
 
 torch2() {
-  configure_build_test "$build-torch2" "-LE ^headers$" -DCMAKE_PREFIX_PATH="$torch2_prefix" \
+  configure_build_test "$build-torch2" "-LE ^(headers|compile-fail-twin)$" -DCMAKE_PREFIX_PATH="$torch2_prefix" \
                        -DHOOKFORGE_PEERS_PYTHON="$peers_python"
 }
 torch1() {
