@@ -87,7 +87,7 @@ TEST_CASE("a name registered by two classes is an error when a config names it",
             "cfg_fixtures::Square and ") != std::string::npos);
 }
 
-TEST_CASE("${ref} shares one object; inline entries and factories build", "[config][refs]") {
+TEST_CASE("${ref} shares one object, and inline entries and factories build", "[config][refs]") {
   auto r = build_text(R"(
 shapes:
   unit: {_target: Square, params: {side: 2}}
@@ -128,7 +128,7 @@ val:
   CHECK(hook_object<Counter>(r, "hooks.counter")->count == 5);
 }
 
-TEST_CASE("bindings remap, list and disable handlers; SR-Forge's place in params works too",
+TEST_CASE("bindings remap, list and disable handlers, SR-Forge's place in params works too",
           "[config][hooks]") {
   auto r = build_text(R"(
 train:
@@ -234,7 +234,7 @@ train: {_target: TrainRunner, params: {hooks: [{_target: Counter, rank_zero_only
              Catch::Matchers::Contains("rank_zero_only: expected a boolean"));
 }
 
-TEST_CASE("every parameter type reads; defaults and optionals", "[config][params]") {
+TEST_CASE("every parameter type reads, defaults and optionals", "[config][params]") {
   auto r = build_text(R"(
 hooks:
   rec:
@@ -269,7 +269,7 @@ train:
   CHECK(!clip->options.cap);
 }
 
-TEST_CASE("numbers are finite unless a field allows infinity; .nan never", "[config][params]") {
+TEST_CASE("numbers are finite unless a field allows infinity, .nan never", "[config][params]") {
   auto clip_with = [](std::string params) {
     return "hooks:\n  clip: {_target: Clip, params: {" + params +
            "}}\ntrain: {_target: TrainRunner, params: {hooks: [\"${ref:hooks.clip}\"]}}\n";
@@ -373,8 +373,8 @@ train:
 }
 
 TEST_CASE(
-    "a hook none of whose handlers can fire on its component warns with its location; strict: an "
-    "error",
+    "a hook none of whose handlers can fire on its component warns with its location (strict: an "
+    "error)",
     "[config][hooks]") {
   // One case, two causes: no matching point, or a context the hook is not registered for.
   struct wrong_target {

@@ -56,7 +56,7 @@ TEST_CASE("values know their key path and location", "[config][document]") {
         }).find("a.b is a list of 2 items, '5' is none of its indices") != std::string::npos);
 }
 
-TEST_CASE("${path} keeps the type; text interpolation substitutes scalars", "[config][document]") {
+TEST_CASE("${path} keeps the type, text interpolation substitutes scalars", "[config][document]") {
   auto doc = cfg::document::parse(R"(
 vars: {steps: 3, name: run, list: [1, 2], price: "$${cheap}"}
 a: ${vars.steps}

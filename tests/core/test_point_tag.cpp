@@ -61,7 +61,7 @@ TEST_CASE("a handler bound to two points is told which one fired", "[point_tag]"
   CHECK(ctx.log == std::vector<std::string>{"on_epoch_start", "start", "on_post_step", "step"});
 }
 
-TEST_CASE("tag and no-tag handlers mix in one hook; the tag is preferred", "[point_tag]") {
+TEST_CASE("tag and no-tag handlers mix in one hook, the tag is preferred", "[point_tag]") {
   Runner runner{Mixed{}, Tagged<'t'>{}};
   Ctx ctx;
   runner.fire<pts::on_post_step>(ctx);

@@ -13,7 +13,7 @@ TEST_CASE("hooks with state_dict/load_state_dict are recognised", "[state]") {
   STATIC_REQUIRE(hookforge::stateful<hookforge::ref_hook<Stateful>>);
 }
 
-TEST_CASE("state keys default to the type name; keyed() overrides", "[state]") {
+TEST_CASE("state keys default to the type name, keyed() overrides", "[state]") {
   STATIC_REQUIRE(hookforge::state_key_of<Stateful>() == "fixtures::Stateful");
   STATIC_REQUIRE(hookforge::state_key_of<hookforge::keyed_hook<"fast", Stateful>>() == "fast");
   STATIC_REQUIRE(hookforge::state_key_of<hookforge::ref_hook<Stateful>>() == "fixtures::Stateful");

@@ -103,7 +103,7 @@ TEST_CASE("save_top_k keeps the k best, ties broken as Lightning's ModelCheckpoi
   }
 }
 
-TEST_CASE("save_top_k: the first of equal best scores stays the best; NaN never enters",
+TEST_CASE("save_top_k: the first of equal best scores stays the best, NaN never enters",
           "[hooks]") {
   tfx::temp_dir dir;
   CheckpointSaver saver({.interval = 0, .save_last = false, .save_best = "acc", .save_top_k = 3});
@@ -115,7 +115,7 @@ TEST_CASE("save_top_k: the first of equal best scores stays the best; NaN never 
   CHECK(saver.best_file() == "best_acc_epoch_2.pt");
 }
 
-TEST_CASE("save_top_k -1 keeps every scored checkpoint; best_filename_tmpl names them", "[hooks]") {
+TEST_CASE("save_top_k -1 keeps every scored checkpoint, best_filename_tmpl names them", "[hooks]") {
   tfx::temp_dir dir;
   CheckpointSaver saver({.interval = 0,
                          .save_last = false,

@@ -230,7 +230,7 @@ TEST_CASE("StepRatio rejects a ratio outside [1e-6, 1e6]", "[hooks]") {
 
 // ============================================================================ DWarmup
 
-TEST_CASE("DWarmup: the run's first batches train D only, across epochs; static and any_hook",
+TEST_CASE("DWarmup: the run's first batches train D only, across epochs (static and any_hook)",
           "[hooks]") {
   auto data = vector_data(3, 4, 2);
   torch::manual_seed(5);
@@ -320,8 +320,8 @@ struct R1Probe {
 }  // namespace
 
 TEST_CASE(
-    "R1GradientPenalty on the GAN runner: D's gradient is weight * w, every interval; static, "
-    "any_hook, state",
+    "R1GradientPenalty on the GAN runner: D's gradient is weight * w, every interval (static, "
+    "any_hook, state)",
     "[hooks]") {
   auto data = vector_data(3, 4, 3);
   const double weight = 2.0;
@@ -457,7 +457,7 @@ std::vector<Entry> image_data(int batches, int n, int c, int h, int w, int seed 
 
 }  // namespace
 
-TEST_CASE("EdgeEnhancedInput appends the edge channel before the forward; static, any_hook, GAN",
+TEST_CASE("EdgeEnhancedInput appends the edge channel before the forward (static, any_hook, GAN)",
           "[hooks]") {
   auto data = image_data(2, 2, 3, 5, 6);
   auto expect_input = [&](const torch::Tensor& seen) {

@@ -65,7 +65,7 @@ bool is_png(const std::filesystem::path& file) {
 }  // namespace
 
 TEST_CASE(
-    "MetricsPlot: loss and PSNR panels from metrics.csv; empty, NaN and infinite cells skipped",
+    "MetricsPlot: loss and PSNR panels from metrics.csv (empty, NaN and infinite cells skipped)",
     "[hooks][plot]") {
   auto records = hookforge::detail::metrics_table::parse_csv(
       "epoch,train_loss,val_loss,val_psnr,val_bicubic_psnr,val_ssim,lr,epoch_seconds,closs\n"

@@ -548,7 +548,7 @@ TEST_CASE("CheckInvalidLoss raises at a NaN loss, naming the epoch and batch, be
   CHECK(same(snapshot(*model), after_step.back()));  // the NaN batch's update was not applied
 }
 
-TEST_CASE("CheckInvalidLoss: stop skips the updates and stops training; interval spaces the reads",
+TEST_CASE("CheckInvalidLoss: stop skips the updates and stops training, interval spaces the reads",
           "[hooks][check_invalid_loss]") {
   auto data = regression_data(6, 4);
   data[1].at("target")[0][0] = std::numeric_limits<float>::infinity();
@@ -629,7 +629,7 @@ TEST_CASE(
   CHECK(same(snapshot(*resumed.model), snapshot(*straight.model)));
 }
 
-TEST_CASE("LRWarmup: constant and exponential factors; parameters checked", "[hooks][lr_warmup]") {
+TEST_CASE("LRWarmup: constant and exponential factors, parameters checked", "[hooks][lr_warmup]") {
   LRWarmup constant{{.warmup_iters = 4, .mode = warmup_mode::constant, .start_factor = 0.25}};
   CHECK(constant.factor(0) == 0.25);
   CHECK(constant.factor(3) == 0.25);
@@ -679,7 +679,7 @@ TEST_CASE("Filters apply to built-in hooks: EmptyCache every second event",
 // ---------------------------------------------------------------------------------------
 // HookProfiler
 
-TEST_CASE("HookProfiler times each wrapped hook per point; the others are untouched",
+TEST_CASE("HookProfiler times each wrapped hook per point, the others are untouched",
           "[hooks][hook_profiler]") {
   std::ostringstream report;
   HookProfiler profiler{{.stream = &report}};

@@ -205,7 +205,7 @@ TEST_CASE("The training step with the built-in hooks synchronises only at their 
   }
 }
 
-TEST_CASE("GradScaler with FusedAdam never reads the device; with SGD once a step",
+TEST_CASE("GradScaler with FusedAdam never reads the device, with SGD once a step",
           "[sync_audit]") {
   torch::manual_seed(3);
   Regressor model;
@@ -239,7 +239,7 @@ TEST_CASE("GradScaler with FusedAdam never reads the device; with SGD once a ste
 
 TEST_CASE(
     "CUDA: SyncAudit on the GPU: the hooked mixed-precision step reads the device only at "
-    "the hooks' intervals; a hook's .cpu() is a blocking copy",
+    "the hooks' intervals, a hook's .cpu() is a blocking copy",
     "[cuda][sync_audit]") {
   HOOKFORGE_REQUIRE_CUDA();
   const torch::Device cuda0(torch::kCUDA, 0);

@@ -456,8 +456,8 @@ TEST_CASE("copy_checkpoint_sections: a missing section names the file and leaves
 }
 
 TEST_CASE(
-    "latest_checkpoint: none without last_checkpoint; empty, garbled, outside, symlinked or "
-    "missing is an error naming it",
+    "latest_checkpoint: none without last_checkpoint, and an error naming an empty, garbled, "
+    "outside, symlinked or missing one",
     "[hooks]") {
   temp_dir dir;
   CHECK_FALSE(latest_checkpoint(dir.path).has_value());

@@ -176,7 +176,7 @@ TEST_CASE("a hook of one's own that reads a missing field fails before training"
   CHECK_THAT(v.error, Catch::Contains("the validation batch has at on_post_step"));
 }
 
-TEST_CASE("a field a hook writes earlier is there; at a point without a batch nothing is read",
+TEST_CASE("a field a hook writes earlier is there, at a point without a batch nothing is read",
           "[run][fields]") {
   const auto both =
       check({"training_runner.params.hooks=[{_target: WritesLr}, {_target: ReadsLr}]"});

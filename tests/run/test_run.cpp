@@ -316,7 +316,7 @@ TEST_CASE("a run with a fused AdamW resumes exactly", "[run][resume][optimizer]"
   check_exact_resume(with("4"), with("2"), "fused-resume");
 }
 
-TEST_CASE("a Pretrained model starts from a run's checkpoint; its frozen parameters stay",
+TEST_CASE("a Pretrained model starts from a run's checkpoint, its frozen parameters stay",
           "[run][pretrained]") {
   tfx::temp_dir scratch("hookforge-run-tests-pretrained");
   auto first = build({});

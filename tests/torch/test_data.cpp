@@ -164,7 +164,7 @@ TEST_CASE("a field whose samples disagree in shape is an error naming it and bot
         "DataLoader: field 'extra' is in sample 0 but not in sample 5");
 }
 
-TEST_CASE("size() is batches per epoch; drop_last drops the short batch", "[data]") {
+TEST_CASE("size() is batches per epoch, drop_last drops the short batch", "[data]") {
   auto sizes = [](DataLoader<tensor_dataset>& loader) {
     std::vector<std::int64_t> out;
     for (const auto& b : take(loader)) out.push_back(static_cast<std::int64_t>(b.batch_size()));

@@ -76,7 +76,7 @@ TEST_CASE("max_steps within an epoch ends it after the update that spends them",
   CHECK(run.watch().stops == std::vector<std::string>{"", "max_steps"});
 }
 
-TEST_CASE("max_steps at an epoch's end starts no further epoch; 0 runs none",
+TEST_CASE("max_steps at an epoch's end starts no further epoch, 0 runs none",
           "[trainer][max_steps]") {
   const auto data = regression_data(6, 4);
   Budgeted at_end(/*max_steps=*/3);
@@ -95,7 +95,7 @@ TEST_CASE("max_steps at an epoch's end starts no further epoch; 0 runs none",
   CHECK(epochs_first.trainer.fit(data, data, mse).stop_reason == "epochs");
 }
 
-TEST_CASE("a run resumed with its budget spent trains no further; a larger budget goes on",
+TEST_CASE("a run resumed with its budget spent trains no further, a larger budget goes on",
           "[trainer][max_steps][resume]") {
   tfx::temp_dir scratch;
   const auto path = scratch.path / "budget.ckpt";

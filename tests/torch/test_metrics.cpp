@@ -102,7 +102,7 @@ struct NoUpdates {
 
 }  // namespace
 
-TEST_CASE("PSNR: 10 log10(range^2 / MSE) per sample, averaged; crop_border trims the edges",
+TEST_CASE("PSNR: 10 log10(range^2 / MSE) per sample, averaged, and crop_border trims the edges",
           "[metrics]") {
   // One pixel of four off by 0.1: MSE = 0.01 / 4 = 0.0025, PSNR = 10 log10(1 / 0.0025) = 10
   // log10(400).

@@ -89,7 +89,7 @@ TEST_CASE("the monitor, EarlyStopping and CheckpointSaver follow one set's score
       Contains("monitor 'loss' is not a validation score (scores: easy/loss, hard/loss)"));
 }
 
-TEST_CASE("validations between batches run over every set; a ProgressBar names each",
+TEST_CASE("validations between batches run over every set, a ProgressBar names each",
           "[trainer][validation_sets][val_interval_steps]") {
   std::ostringstream out;
   ProgressBar bar{{.refresh = 100, .stream = &out}};
