@@ -9,8 +9,9 @@
 #             and the peers the parity tests run (Lightning, torchmetrics...: scripts/peers.sh)
 #   torch2    GCC against LibTorch 2.11 (the pip wheel, a CUDA build), in <build-dir>-torch2:
 #             everything, every test but the header self-containment tests (label `headers`)
-#             and the compile-fail cases' twins (`compile-fail-twin`), which clang runs (with the parity tests against the peers, which share this
-#             PyTorch); the `cuda` tests are skipped, with the reason, where no GPU is present
+#             and the compile-fail cases' twins (`compile-fail-twin`), which clang runs (with
+#             the parity tests against the peers, which share this PyTorch); the `cuda` tests
+#             are skipped, with the reason, where no GPU is present
 #   torch1    GCC against Debian's LibTorch 1.13.1 (CPU), in <build-dir>: everything but the
 #             examples, which torch2 builds and runs (their code is plain LibTorch and the API
 #             the tests cover on 1.13 too), with the weights interop tests (their Python side in
@@ -22,10 +23,10 @@
 #             some consumer tests (`libtorch-independent`)
 #   clang     clang++-19 (or $HOOKFORGE_CLANG) against LibTorch 2.11, in <build-dir>-clang: the
 #             core's unit tests, the compiled torch layer, every compile-fail test (C++20
-#             and C++26, whose messages are composed) with the twins (C++20), and the header self-containment tests:
-#             which headers a header must include is the same for GCC (both use libstdc++),
-#             and Clang reads the precompiled LibTorch headers they share lazily, in about
-#             three quarters of GCC's time
+#             and C++26, whose messages are composed) with the twins (C++20), and the header
+#             self-containment tests: which headers a header must include is the same for
+#             GCC (both use libstdc++), and Clang reads the precompiled LibTorch headers they
+#             share lazily, in about three quarters of GCC's time
 #   fuzz      the config loader, the weights readers and the image readers under libFuzzer, ASan
 #             and UBSan (scripts/fuzz.sh; $HOOKFORGE_FUZZ_SECONDS, 60, each but the images, 30)
 #
